@@ -1,0 +1,28 @@
+// Every workspace's jest.config.js is `require('@flowboard/jest-preset').config(__dirname)`.
+// Two projects: `unit` (src/**/*.test.ts, no I/O) and `integration` (test/integration/**/*.int.test.ts,
+// real infrastructure) — or, for test/e2e, `e2e` (test/**/*.e2e.test.ts).
+const path = require('node:path');
+
+const transform = {
+  '^.+\\.ts$': [
+    require.resolve('@swc/jest'),
+    { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+  ],
+};
+
+function project(rootDir, displayName, testMatch, extra = {}) {
+  return { displayName, rootDir, testMatch, transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], ...extra };
+}
+
+function config(rootDir) {
+  return {
+    projects: [
+      project(rootDir, 'unit', ['<rootDir>/src/**/*.test.ts']),
+      project(rootDir, 'integration', ['<rootDir>/test/integration/**/*.int.test.ts'], { slowTestThreshold: 30 }),
+      project(rootDir, 'e2e', ['<rootDir>/test/**/*.e2e.test.ts'], { slowTestThreshold: 30 }),
+    ],
+    reporters: ['default', path.join(__dirname, 'summary-reporter.js')],
+  };
+}
+
+module.exports = { config };

@@ -1,0 +1,166 @@
+import type pg from 'pg';
+import type { Logger } from '@flowboard/service-kit';
+import type { Queryable } from './pool';
+import { quoteIdent } from './pool';
+
+/**
+ * The DDL every publishing service includes in its migrations (as `NNNN_outbox.sql`):
+ *
+ *   CREATE TABLE outbox (
+ *     id uuid PRIMARY KEY, topic text NOT NULL, key text NOT NULL, payload jsonb NOT NULL,
+ *     headers jsonb NOT NULL DEFAULT '{}', created_at timestamptz NOT NULL DEFAULT now(),
+ *     available_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz,
+ *     attempts integer NOT NULL DEFAULT 0, last_error text);
+ *   CREATE INDEX outbox_pending ON outbox (available_at, created_at) WHERE published_at IS NULL;
+ */
+export interface OutboxEvent {
+  /** The event envelope's id: the relay may publish twice after a crash, consumers dedupe by it. */
+  id: string;
+  topic: string;
+  key: string;
+  payload: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Adds an event in the caller's transaction, so it is published if and only if the state change commits. */
+export async function enqueueOutbox(tx: Queryable, schema: string, event: OutboxEvent): Promise<void> {
+  await tx.query(
+    `INSERT INTO ${quoteIdent(schema)}.outbox (id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5)`,
+    [event.id, event.topic, event.key, JSON.stringify(event.payload), JSON.stringify(event.headers ?? {})],
+  );
+}
+
+export interface OutboxPublisher {
+  publish(topic: string, messages: Array<{ key: string; value: string; headers?: Record<string, string> }>): Promise<void>;
+}
+
+export interface OutboxRelayOptions {
+  pool: pg.Pool;
+  schema: string;
+  publisher: OutboxPublisher;
+  logger: Logger;
+  intervalMs?: number;
+  batchSize?: number;
+}
+
+interface OutboxRow {
+  id: string;
+  topic: string;
+  key: string;
+  payload: unknown;
+  headers: Record<string, string>;
+  attempts: number;
+}
+
+/**
+ * Publishes committed outbox rows. Rows are claimed with FOR UPDATE SKIP LOCKED, so several relays (one per
+ * pod) share the work; a failed batch stays unpublished with a growing back-off, so a Kafka outage delays
+ * events but loses none.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private readonly table: string;
+  private readonly intervalMs: number;
+  private readonly batchSize: number;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.table = `${quoteIdent(options.schema)}.outbox`;
+    this.intervalMs = options.intervalMs ?? 250;
+    this.batchSize = options.batchSize ?? 100;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Publish soon, e.g. right after a transaction that enqueued an event. */
+  wake(): void {
+    if (!this.stopped && !this.running) this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Publishes until nothing is due; returns how many rows were published. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.publishBatch();
+      total += n;
+      if (n < this.batchSize) return total;
+    }
+  }
+
+  private schedule(delay: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.drain()
+        .then(
+          () => undefined,
+          (err: unknown) => this.options.logger.warn({ err }, 'outbox relay pass failed'),
+        )
+        .finally(() => {
+          this.running = undefined;
+          if (!this.stopped) this.schedule(this.intervalMs);
+        });
+    }, delay);
+  }
+
+  private async publishBatch(): Promise<number> {
+    const client = await this.options.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, topic, key, payload, headers, attempts FROM ${this.table}
+          WHERE published_at IS NULL AND available_at <= now()
+          ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.batchSize],
+      );
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        return 0;
+      }
+      try {
+        for (const [topic, batch] of groupByTopic(rows)) {
+          await this.options.publisher.publish(
+            topic,
+            batch.map((r) => ({ key: r.key, value: JSON.stringify(r.payload), headers: r.headers })),
+          );
+        }
+      } catch (err) {
+        // Back off exponentially (capped at a minute) and keep the rows for the next pass.
+        await client.query(
+          `UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2,
+                  available_at = now() + least(interval '60 seconds', interval '200 milliseconds' * power(2, attempts))
+            WHERE id = ANY($1::uuid[])`,
+          [rows.map((r) => r.id), String((err as Error).message).slice(0, 500)],
+        );
+        await client.query('COMMIT');
+        this.options.logger.warn({ err, rows: rows.length }, 'outbox publish failed; will retry');
+        return 0;
+      }
+      await client.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [
+        rows.map((r) => r.id),
+      ]);
+      await client.query('COMMIT');
+      return rows.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+function groupByTopic(rows: OutboxRow[]): Map<string, OutboxRow[]> {
+  const byTopic = new Map<string, OutboxRow[]>();
+  for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
+  return byTopic;
+}

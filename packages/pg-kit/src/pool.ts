@@ -1,0 +1,56 @@
+import pg from 'pg';
+
+// Timestamps are stored as timestamptz and formatted by the application; hand them over as Date.
+// int8 (bigserial ids, counts) become numbers: every value here is far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+/** Anything that can run a query: the pool or a client inside a transaction. */
+export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+export interface PoolOptions {
+  connectionString: string;
+  /** The service's own schema, first on the search path. */
+  schema: string;
+  applicationName: string;
+  max?: number;
+}
+
+export function createPool(options: PoolOptions): pg.Pool {
+  return new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName,
+    options: `-c search_path=${quoteIdent(options.schema)}`,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 10_000,
+  });
+}
+
+/** Runs `fn` in one transaction: COMMIT when it resolves, ROLLBACK when it throws. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+export function quoteIdent(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe identifier: ${name}`);
+  return `"${name}"`;
+}
+
+/** PostgreSQL error codes the services translate into domain errors. */
+export const PG_UNIQUE_VIOLATION = '23505';
+export const PG_FOREIGN_KEY_VIOLATION = '23503';
+export const isPgError = (e: unknown, code: string): boolean => (e as { code?: string } | null)?.code === code;

@@ -1,0 +1,153 @@
+import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+
+/**
+ * Domain errors carry a kind, never a transport status. This file is the one table that maps a kind to its
+ * gRPC status (at a service's edge) and to its HTTP status and problem type (at the gateway).
+ */
+export type ErrorKind =
+  | 'InvalidArgument'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'FailedPrecondition'
+  | 'Unauthenticated'
+  | 'PermissionDenied'
+  | 'RateLimited'
+  | 'PlanLimitExceeded'
+  | 'PayloadTooLarge'
+  | 'MethodNotAllowed'
+  | 'Unavailable'
+  | 'DeadlineExceeded'
+  | 'Internal';
+
+/** Problem types of the API (`urn:flowboard:problem:<slug>`). */
+export type ProblemSlug =
+  | 'invalid-body'
+  | 'invalid-field'
+  | 'invalid-reference'
+  | 'invalid-parameter'
+  | 'invalid-filter'
+  | 'invalid-state'
+  | 'unknown-enrichment'
+  | 'unauthorized'
+  | 'plan-limit'
+  | 'forbidden'
+  | 'not-found'
+  | 'method-not-allowed'
+  | 'conflict'
+  | 'payload-too-large'
+  | 'rate-limited'
+  | 'internal'
+  | 'unavailable';
+
+const PROBLEM_SLUGS: ReadonlySet<string> = new Set<ProblemSlug>([
+  'invalid-body', 'invalid-field', 'invalid-reference', 'invalid-parameter', 'invalid-filter', 'invalid-state',
+  'unknown-enrichment', 'unauthorized', 'plan-limit', 'forbidden', 'not-found', 'method-not-allowed', 'conflict',
+  'payload-too-large', 'rate-limited', 'internal', 'unavailable',
+]);
+
+interface ErrorMapping {
+  grpc: GrpcStatus;
+  /** Distinguishes kinds that share a gRPC code; travels in trailing metadata. */
+  reason?: string;
+  http: number;
+  slug: ProblemSlug;
+  title: string;
+}
+
+/** The error table. HTTP numbers follow grpc-gateway's mapping, except 402/413, which are selected by reason. */
+export const ERROR_TABLE: Readonly<Record<ErrorKind, ErrorMapping>> = {
+  InvalidArgument: { grpc: GrpcStatus.INVALID_ARGUMENT, http: 400, slug: 'invalid-field', title: 'Invalid request' },
+  NotFound: { grpc: GrpcStatus.NOT_FOUND, http: 404, slug: 'not-found', title: 'Not found' },
+  AlreadyExists: { grpc: GrpcStatus.ALREADY_EXISTS, http: 409, slug: 'conflict', title: 'Conflict' },
+  Conflict: { grpc: GrpcStatus.ABORTED, http: 409, slug: 'conflict', title: 'Conflict' },
+  FailedPrecondition: { grpc: GrpcStatus.FAILED_PRECONDITION, http: 400, slug: 'invalid-state', title: 'Invalid state' },
+  Unauthenticated: { grpc: GrpcStatus.UNAUTHENTICATED, http: 401, slug: 'unauthorized', title: 'Unauthorized' },
+  PermissionDenied: { grpc: GrpcStatus.PERMISSION_DENIED, http: 403, slug: 'forbidden', title: 'Forbidden' },
+  RateLimited: { grpc: GrpcStatus.RESOURCE_EXHAUSTED, http: 429, slug: 'rate-limited', title: 'Too many requests' },
+  PlanLimitExceeded: {
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    reason: 'PLAN_LIMIT_EXCEEDED',
+    http: 402,
+    slug: 'plan-limit',
+    title: 'Plan limit exceeded',
+  },
+  PayloadTooLarge: {
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    reason: 'PAYLOAD_TOO_LARGE',
+    http: 413,
+    slug: 'payload-too-large',
+    title: 'Payload too large',
+  },
+  MethodNotAllowed: { grpc: GrpcStatus.UNIMPLEMENTED, http: 405, slug: 'method-not-allowed', title: 'Method not allowed' },
+  Unavailable: { grpc: GrpcStatus.UNAVAILABLE, http: 503, slug: 'unavailable', title: 'Service unavailable' },
+  DeadlineExceeded: { grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504, slug: 'unavailable', title: 'Upstream timeout' },
+  Internal: { grpc: GrpcStatus.INTERNAL, http: 500, slug: 'internal', title: 'Internal error' },
+};
+
+export interface DomainErrorOptions {
+  /** A finer problem type than the kind's default, e.g. `invalid-filter` for an InvalidArgument. */
+  problem?: ProblemSlug;
+  cause?: unknown;
+}
+
+export class DomainError extends Error {
+  readonly kind: ErrorKind;
+  readonly problem: ProblemSlug;
+
+  constructor(kind: ErrorKind, message: string, options: DomainErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DomainError';
+    this.kind = kind;
+    this.problem = options.problem ?? ERROR_TABLE[kind].slug;
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
+
+const REASON_KEY = 'flowboard-error-reason';
+const PROBLEM_KEY = 'flowboard-problem';
+
+/** Server edge: a thrown error → the gRPC error to send. Unknown errors become INTERNAL with a generic message. */
+export function toGrpcError(error: unknown): Partial<ServiceError> {
+  if (!isDomainError(error)) {
+    return { code: GrpcStatus.INTERNAL, details: 'Internal error', metadata: new Metadata() };
+  }
+  const row = ERROR_TABLE[error.kind];
+  const metadata = new Metadata();
+  if (row.reason) metadata.set(REASON_KEY, row.reason);
+  metadata.set(PROBLEM_KEY, error.problem);
+  return { code: row.grpc, details: error.message, metadata };
+}
+
+/** Client edge: a gRPC error → the DomainError it stands for, so callers handle kinds, never codes. */
+export function fromGrpcError(error: unknown): DomainError {
+  if (isDomainError(error)) return error;
+  const e = error as Partial<ServiceError>;
+  if (typeof e?.code !== 'number') return new DomainError('Internal', 'Internal error', { cause: error });
+  const reason = e.metadata?.get(REASON_KEY)[0]?.toString();
+  const problem = e.metadata?.get(PROBLEM_KEY)[0]?.toString();
+  const kind = kindFor(e.code, reason);
+  // Messages of internal errors stay in the logs; peers' details of client errors are meant for the client.
+  const message = kind === 'Internal' ? 'Internal error' : kind === 'Unavailable' ? 'A dependency is unavailable' : (e.details ?? '');
+  return new DomainError(kind, message, {
+    cause: error,
+    problem: problem && PROBLEM_SLUGS.has(problem) ? (problem as ProblemSlug) : undefined,
+  });
+}
+
+function kindFor(code: GrpcStatus, reason: string | undefined): ErrorKind {
+  const entries = Object.entries(ERROR_TABLE) as Array<[ErrorKind, ErrorMapping]>;
+  if (reason) {
+    const byReason = entries.find(([, row]) => row.reason === reason);
+    if (byReason) return byReason[0];
+  }
+  const byCode = entries.find(([, row]) => row.grpc === code && !row.reason);
+  return byCode ? byCode[0] : 'Internal';
+}
+
+/** The HTTP face of an error: status, problem type and title. */
+export function httpProblemFor(error: DomainError): { status: number; slug: ProblemSlug; title: string } {
+  const row = ERROR_TABLE[error.kind];
+  return { status: row.http, slug: error.problem, title: row.title };
+}

@@ -1,0 +1,101 @@
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from 'pino';
+import { newRequestId, runWithContext, type RequestContext } from '../context';
+import { DomainError, isDomainError, toGrpcError } from '../errors';
+import { metadataToContext } from './metadata';
+
+export interface GrpcServiceRegistration {
+  /** Fully qualified name, e.g. `flowboard.boards.v1.BoardsService`, as reported by the health service. */
+  name: string;
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+export interface GrpcServerOptions {
+  host?: string;
+  port: number;
+  logger: Logger;
+  services: GrpcServiceRegistration[];
+  /** Connections are recycled after this age so clients reach pods added by a scale-out. */
+  maxConnectionAgeMs?: number;
+}
+
+export interface GrpcServer {
+  /** Binds, serves, and reports SERVING; resolves to the bound port (useful with port 0 in tests). */
+  start(): Promise<number>;
+  /** NOT_SERVING, then drains in-flight calls; forces the rest after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
+  const server = new grpc.Server({
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 30_000,
+  });
+  const names = options.services.map((s) => s.name);
+  const health = new HealthImplementation(Object.fromEntries(['', ...names].map((n) => [n, 'NOT_SERVING' as const])));
+  health.addToServer(server);
+  for (const s of options.services) server.addService(s.definition, s.implementation);
+  const setAll = (status: 'SERVING' | 'NOT_SERVING') => ['', ...names].forEach((n) => health.setStatus(n, status));
+
+  return {
+    async start() {
+      const address = `${options.host ?? '127.0.0.1'}:${options.port}`;
+      const port = await new Promise<number>((resolve, reject) =>
+        server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+          err ? reject(err) : resolve(bound),
+        ),
+      );
+      setAll('SERVING');
+      options.logger.info({ port, services: names }, 'gRPC server listening');
+      return port;
+    },
+    async stop(graceMs = 10_000) {
+      setAll('NOT_SERVING');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          options.logger.warn('gRPC drain timed out; forcing shutdown');
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+/** What a handler learns about its call besides the request message. */
+export type CallContext = RequestContext;
+
+/** Handlers that need an authenticated caller use this; the gateway always sends one. */
+export function requireUser(ctx: CallContext): number {
+  if (ctx.userId === undefined) throw new DomainError('Unauthenticated', 'No caller identity');
+  return ctx.userId;
+}
+
+/**
+ * Adapts a promise-returning use-case handler to grpc-js: runs it in the caller's request context,
+ * maps domain errors through the error table, logs unexpected ones, and never calls back twice.
+ */
+export function unary<Req, Res>(
+  logger: Logger,
+  handler: (request: Req, ctx: CallContext) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const ctx = metadataToContext(call.metadata, newRequestId);
+    runWithContext(ctx, () => {
+      handler(call.request, ctx).then(
+        (response) => callback(null, response),
+        (error: unknown) => {
+          if (!isDomainError(error)) logger.error({ err: error }, 'unexpected error in gRPC handler');
+          else if (error.kind === 'Internal' || error.kind === 'Unavailable') logger.warn({ err: error }, error.message);
+          callback(toGrpcError(error));
+        },
+      );
+    });
+  };
+}

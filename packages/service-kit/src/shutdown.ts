@@ -1,0 +1,46 @@
+import type { Logger } from 'pino';
+
+/**
+ * One drain sequence on SIGTERM/SIGINT: run `stop` (which stops intake, flushes, closes pools) and exit 0;
+ * exit 1 if it fails or outlasts `timeoutMs` (keep it below Kubernetes' terminationGracePeriodSeconds).
+ */
+export function onShutdown(stop: () => Promise<void>, logger: Logger, timeoutMs = 25_000): void {
+  let stopping = false;
+  const handle = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out');
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handle);
+  process.on('SIGINT', handle);
+}
+
+/** Starts a service from main.ts: a start-up failure is logged and exits non-zero. */
+export async function runService(
+  app: { start(): Promise<unknown>; stop(): Promise<void> },
+  logger: Logger,
+): Promise<void> {
+  onShutdown(() => app.stop(), logger);
+  try {
+    await app.start();
+  } catch (err) {
+    logger.fatal({ err }, 'start-up failed');
+    await app.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}
