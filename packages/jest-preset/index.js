@@ -14,12 +14,14 @@ function project(rootDir, displayName, testMatch, extra = {}) {
   return { displayName, rootDir, testMatch, transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], ...extra };
 }
 
+const slow = { slowTestThreshold: 30, setupFilesAfterEnv: [path.join(__dirname, 'long-timeout.js')] };
+
 function config(rootDir) {
   return {
     projects: [
       project(rootDir, 'unit', ['<rootDir>/src/**/*.test.ts']),
-      project(rootDir, 'integration', ['<rootDir>/test/integration/**/*.int.test.ts'], { slowTestThreshold: 30 }),
-      project(rootDir, 'e2e', ['<rootDir>/test/**/*.e2e.test.ts'], { slowTestThreshold: 30 }),
+      project(rootDir, 'integration', ['<rootDir>/test/integration/**/*.int.test.ts'], slow),
+      project(rootDir, 'e2e', ['<rootDir>/test/**/*.e2e.test.ts'], slow),
     ],
     reporters: ['default', path.join(__dirname, 'summary-reporter.js')],
   };

@@ -1,0 +1,7 @@
+-- One login role and one schema per service, as deploy/local/infra.sh creates them natively.
+CREATE ROLE boards LOGIN;
+CREATE SCHEMA boards AUTHORIZATION boards;
+CREATE ROLE membership LOGIN;
+CREATE SCHEMA membership AUTHORIZATION membership;
+CREATE ROLE files LOGIN;
+CREATE SCHEMA files AUTHORIZATION files;

@@ -1,0 +1,231 @@
+# shellcheck shell=bash disable=SC2034  # variables here are used by the scripts that source this file
+# Shared helpers for the local stack (infra.sh, services.sh, up.sh, down.sh, scripts/test.sh).
+# Sourced, never run. Everything listens on 127.0.0.1; every port is overridable through the environment.
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# Absolute paths: services run from their own folders, PostgreSQL as another user.
+FLOWBOARD_CACHE=$(realpath -m "${FLOWBOARD_CACHE:-$HOME/.cache/flowboard}")   # built tools, shared by checkouts
+FLOWBOARD_HOME=$(realpath -m "${FLOWBOARD_HOME:-$REPO/.flowboard}")           # data, logs and pids of one stack
+RUN_DIR=$FLOWBOARD_HOME/run
+LOG_DIR=$FLOWBOARD_HOME/logs
+EPHEMERAL=${FLOWBOARD_EPHEMERAL:-0}   # 1 = throw-away test stack: durability off for speed
+
+# Infrastructure ports (defaults avoid the ones apt's own PostgreSQL/Redis may take).
+: "${FLOWBOARD_PG_PORT:=55432}" "${FLOWBOARD_REDIS_PORT:=56379}"
+: "${FLOWBOARD_KAFKA_PORT:=59092}" "${FLOWBOARD_KAFKA_CONTROLLER_PORT:=59093}"
+: "${FLOWBOARD_S3_PORT:=59000}" "${FLOWBOARD_S3_CONSOLE_PORT:=59001}"
+: "${FLOWBOARD_SMTP_PORT:=1025}" "${FLOWBOARD_MAILPIT_PORT:=8025}"
+# Service ports.
+: "${FLOWBOARD_GATEWAY_PORT:=8080}" "${FLOWBOARD_NOTIFIER_PORT:=8081}"
+: "${FLOWBOARD_BOARDS_PORT:=50051}" "${FLOWBOARD_MEMBERSHIP_PORT:=50052}"
+: "${FLOWBOARD_FILES_PORT:=50053}" "${FLOWBOARD_FILES_HTTP_PORT:=50063}"
+
+# Pins. Kafka's version is read from the POM so the two cannot drift apart.
+KAFKA_VERSION=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/deploy/local/kafka/pom.xml")
+KAFKA_HOME=$FLOWBOARD_CACHE/kafka-$KAFKA_VERSION
+MINIO_MODULE=github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c   # the recipe's pin is not on the proxy
+S3PROXY_VERSION=$(sed -n 's:.*<s3proxy.version>\(.*\)</s3proxy.version>.*:\1:p' "$REPO/deploy/local/s3proxy/pom.xml")
+S3PROXY_HOME=$FLOWBOARD_CACHE/s3proxy-$S3PROXY_VERSION
+
+export TURBO_TELEMETRY_DISABLED=1   # no phoning home from scripts
+
+log() { echo "==> $*"; }
+warn() { echo "warning: $*" >&2; }
+die() { echo "error: $*" >&2; exit 1; }
+have() { command -v "$1" >/dev/null 2>&1; }
+now_ms() { date +%s%3N; }
+
+# True when something accepts TCP connections on 127.0.0.1:<port>.
+port_in_use() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+
+# Refuse to start <what> when its port is taken by a process we do not manage.
+require_free_port() {  # require_free_port <what> <port> <env var>
+  if port_in_use "$2"; then
+    die "$1: port 127.0.0.1:$2 is already in use by another process. Stop it (npm stop), or choose another port with $3=<port>."
+  fi
+}
+
+# Polls <cmd...> every 0.2 s until it succeeds or <timeout> seconds pass.
+wait_for() {  # wait_for <timeout_s> <description> <cmd...>
+  local timeout=$1 desc=$2 deadline=$((SECONDS + $1))
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      echo "error: timed out after ${timeout}s waiting for $desc" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+http_ok() { curl -fsS -o /dev/null --max-time 2 "$1"; }
+
+# Prints the last lines of a log, for failures.
+show_log() {  # show_log <file> [lines]
+  echo "---- last ${2:-40} lines of $1 ----" >&2
+  tail -n "${2:-40}" "$1" >&2 2>/dev/null || true
+  echo "----" >&2
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Process control through pid files in $RUN_DIR. Each process is the leader of its own process group
+# (setsid), so a stop reaches its children too and a Ctrl-C in the launching shell does not.
+
+pid_of() { cat "$RUN_DIR/$1.pid" 2>/dev/null; }
+
+# `kill -0` also succeeds for a zombie, and where PID 1 reaps slowly (as in our VMs) a stopped process stays a
+# zombie for a second or two: count only live processes.
+alive() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $st != Z* ]]; }
+group_alive() { ps -e -o pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'; }
+
+is_running() {  # is_running <name>
+  local pid
+  pid=$(pid_of "$1") && [ -n "$pid" ] && alive "$pid"
+}
+
+start_detached() {  # start_detached <name> <logfile> <cmd...>
+  local name=$1 logfile=$2
+  shift 2
+  mkdir -p "$RUN_DIR" "$(dirname "$logfile")"
+  # A background child of a non-interactive shell is not a group leader, so setsid makes it one without
+  # forking again: $! is then both the pid and the process group id.
+  setsid "$@" >>"$logfile" 2>&1 </dev/null &
+  echo $! >"$RUN_DIR/$name.pid"
+}
+
+stop_process() {  # stop_process <name> [grace_s]: SIGTERM to the group, SIGKILL after the grace period
+  local name=$1 grace=${2:-10} pid deadline
+  pid=$(pid_of "$name") || return 0
+  if [ -n "$pid" ] && group_alive "$pid"; then
+    log "$name: stopping (pid $pid)"
+    kill -TERM -- "-$pid" 2>/dev/null || true
+    deadline=$((SECONDS + grace))
+    while group_alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+    if group_alive "$pid"; then
+      warn "$name: still running after ${grace}s, sending SIGKILL"
+      kill -KILL -- "-$pid" 2>/dev/null || true
+    fi
+  elif [ -n "$pid" ] && alive "$pid"; then
+    # Not a group leader (a pid file written by another tool): stop just that process.
+    log "$name: stopping (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    deadline=$((SECONDS + grace))
+    while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+    alive "$pid" && kill -KILL "$pid" 2>/dev/null
+  fi
+  rm -f "$RUN_DIR/$name.pid"
+}
+
+# Waits for <check...> while the process <name> is alive; fails early, with its log, if it dies.
+wait_ready() {  # wait_ready <name> <logfile> <timeout_s> <check...>
+  local name=$1 logfile=$2 timeout=$3 deadline=$((SECONDS + $3))
+  shift 3
+  until "$@" >/dev/null 2>&1; do
+    if ! is_running "$name"; then
+      echo "error: $name exited during start-up" >&2
+      show_log "$logfile"
+      return 1
+    fi
+    if ((SECONDS >= deadline)); then
+      echo "error: $name not ready after ${timeout}s" >&2
+      show_log "$logfile"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Installers. Each is a no-op when the tool is already there, so warm starts do no network work.
+
+ensure_apt() {  # ensure_apt <package...>: installs the Debian packages that are missing
+  local missing=() p
+  for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
+  ((${#missing[@]})) || return 0
+  [ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install -y ${missing[*]})"
+  log "apt: installing ${missing[*]} (one-time, about a minute)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+pg_bin() { printf '%s\n' /usr/lib/postgresql/*/bin | grep -v '\*' | sort -V | tail -1; }
+
+ensure_postgres() { [ -x "$(pg_bin)/initdb" ] || ensure_apt postgresql-15; }
+ensure_redis() { have redis-server || ensure_apt redis-server; }
+ensure_java() { have java || ensure_apt openjdk-17-jre-headless; }
+
+ensure_kafka() {  # Kafka's jars from Maven Central into the cache (recipe §4.2)
+  [ -f "$KAFKA_HOME/.complete" ] && return 0
+  ensure_java
+  have mvn || ensure_apt maven
+  log "kafka: fetching Kafka $KAFKA_VERSION jars into $KAFKA_HOME (one-time, 1-3 min)"
+  rm -rf "$KAFKA_HOME/libs"
+  mvn -B -q -f "$REPO/deploy/local/kafka/pom.xml" \
+    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$KAFKA_HOME/libs"
+  touch "$KAFKA_HOME/.complete"
+}
+
+ensure_s3proxy() {  # S3Proxy's jars from Maven Central (fallback when MinIO cannot be built)
+  [ -f "$S3PROXY_HOME/.complete" ] && return 0
+  ensure_java
+  have mvn || ensure_apt maven
+  log "s3: fetching S3Proxy $S3PROXY_VERSION jars into $S3PROXY_HOME (one-time)"
+  rm -rf "$S3PROXY_HOME/libs"
+  mvn -B -q -f "$REPO/deploy/local/s3proxy/pom.xml" \
+    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$S3PROXY_HOME/libs"
+  touch "$S3PROXY_HOME/.complete"
+}
+
+# Builds a Go tool once per pin (recipe §8): into a temp dir in the cache, renamed into place on success,
+# so an interrupted build never looks finished. Prints the binary's path.
+ensure_go_tool() {  # ensure_go_tool <binary> <module/path@version>
+  local name=$1 pkg=$2 dir="$FLOWBOARD_CACHE/$1-${2##*@}" tmp
+  if [ ! -x "$dir/$name" ]; then
+    have go || { warn "go is not installed; cannot build $name"; return 1; }
+    mkdir -p "$FLOWBOARD_CACHE"
+    # Another build of the same pin (another checkout, or a second terminal): wait for it, don't race it.
+    exec 9>"$FLOWBOARD_CACHE/.$name.lock"
+    if ! flock -n 9; then
+      log "$name: another build of this pin is running; waiting for it" >&2
+      flock 9
+    fi
+    if pgrep -f "go install $pkg" >/dev/null 2>&1; then   # e.g. started by hand, outside these scripts
+      log "$name: a go install of this pin is already running; waiting for it" >&2
+      while pgrep -f "go install $pkg" >/dev/null 2>&1 && [ ! -x "$dir/$name" ]; do sleep 5; done
+    fi
+    if [ ! -x "$dir/$name" ]; then
+      log "$name: building $pkg (one-time, 5-12 min)" >&2
+      tmp=$(mktemp -d "$FLOWBOARD_CACHE/.build.XXXXXX")
+      if GOBIN="$tmp" GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath go install "$pkg" >&2; then
+        rm -rf "$dir" && mv "$tmp" "$dir"
+      else
+        rm -rf "$tmp"
+        exec 9>&-
+        return 1
+      fi
+    fi
+    exec 9>&-
+  fi
+  echo "$dir/$name"
+}
+
+# Node dependencies: `npm ci` when node_modules is missing or older than the lockfile.
+ensure_node_deps() {
+  cd "$REPO" || return 1
+  if [ ! -f package-lock.json ]; then
+    warn "no package-lock.json; running npm install"
+    npm install --no-audit --no-fund
+  elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    log "npm: installing dependencies (npm ci)"
+    # Our registry lacks some other platforms' optional binaries (@swc/core-darwin-*, @turbo/windows-*, ...), so
+    # the lockfile that `npm install` writes has no entries for them and `npm ci` calls it out of sync. `npm install`
+    # honours the same lockfile (and leaves it unchanged), so it is the fallback.
+    npm ci --no-audit --no-fund || {
+      warn "npm ci refused the lockfile; installing the locked versions with npm install instead"
+      npm install --no-audit --no-fund
+    }
+  fi
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The five Flowboard services as plain Node processes against the local infrastructure.
+#
+#   deploy/local/services.sh start|stop|status
+#
+# Needs a built repo (npx turbo run build) and running infrastructure (infra.sh start), whose settings come from
+# $FLOWBOARD_HOME/infra.env; without that file, the same variables must already be in the environment.
+# Logs in $FLOWBOARD_HOME/logs/<service>.log, pid files in $FLOWBOARD_HOME/run.
+set -euo pipefail
+# shellcheck source=deploy/local/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SERVICES=(boards membership files notifier gateway)   # start order: back ends before the gateway
+MIGRATED=(boards membership files)                    # the services that own a database schema
+
+load_infra_env() {
+  if [ -f "$FLOWBOARD_HOME/infra.env" ]; then
+    # shellcheck source=/dev/null
+    source "$FLOWBOARD_HOME/infra.env"
+  fi
+  local v missing=()
+  for v in BOARDS_DATABASE_URL MEMBERSHIP_DATABASE_URL FILES_DATABASE_URL REDIS_URL KAFKA_BROKERS \
+    S3_ENDPOINT S3_REGION S3_ACCESS_KEY S3_SECRET_KEY S3_BUCKET SMTP_URL; do
+    [ -n "${!v:-}" ] || missing+=("$v")
+  done
+  ((${#missing[@]} == 0)) || die "no infrastructure settings (${missing[*]}): run deploy/local/infra.sh start first"
+}
+
+# The environment of one service: exactly what it is configured with, nothing inherited by accident.
+service_env() {  # service_env <service>: sets SVC_ENV
+  SVC_ENV=(PATH="$PATH" HOME="$HOME" LOG_LEVEL="${LOG_LEVEL:-info}")
+  [ -n "${NODE_ENV:-}" ] && SVC_ENV+=(NODE_ENV="$NODE_ENV")
+  [ -n "${NODE_OPTIONS:-}" ] && SVC_ENV+=(NODE_OPTIONS="$NODE_OPTIONS")
+  case $1 in
+    boards) SVC_ENV+=(GRPC_PORT="$FLOWBOARD_BOARDS_PORT" DATABASE_URL="$BOARDS_DATABASE_URL"
+      KAFKA_BROKERS="$KAFKA_BROKERS") ;;
+    membership) SVC_ENV+=(GRPC_PORT="$FLOWBOARD_MEMBERSHIP_PORT" DATABASE_URL="$MEMBERSHIP_DATABASE_URL"
+      KAFKA_BROKERS="$KAFKA_BROKERS") ;;
+    files) SVC_ENV+=(GRPC_PORT="$FLOWBOARD_FILES_PORT" HTTP_PORT="$FLOWBOARD_FILES_HTTP_PORT"
+      DATABASE_URL="$FILES_DATABASE_URL" S3_ENDPOINT="$S3_ENDPOINT" S3_REGION="$S3_REGION"
+      S3_ACCESS_KEY="$S3_ACCESS_KEY" S3_SECRET_KEY="$S3_SECRET_KEY" S3_BUCKET="$S3_BUCKET"
+      KAFKA_BROKERS="$KAFKA_BROKERS") ;;
+    notifier) SVC_ENV+=(HTTP_PORT="$FLOWBOARD_NOTIFIER_PORT" KAFKA_BROKERS="$KAFKA_BROKERS"
+      REDIS_URL="$REDIS_URL" SMTP_URL="$SMTP_URL") ;;
+    gateway) SVC_ENV+=(PORT="$FLOWBOARD_GATEWAY_PORT" REDIS_URL="$REDIS_URL"
+      BOARDS_ADDR="127.0.0.1:$FLOWBOARD_BOARDS_PORT" MEMBERSHIP_ADDR="127.0.0.1:$FLOWBOARD_MEMBERSHIP_PORT"
+      FILES_ADDR="127.0.0.1:$FLOWBOARD_FILES_PORT" FILES_HTTP_URL="http://127.0.0.1:$FLOWBOARD_FILES_HTTP_PORT") ;;
+  esac
+}
+
+# Ports a service listens on, as "port:ENV_VAR" pairs (for the free-port check and the listing).
+service_ports() {
+  case $1 in
+    boards) echo "$FLOWBOARD_BOARDS_PORT:FLOWBOARD_BOARDS_PORT" ;;
+    membership) echo "$FLOWBOARD_MEMBERSHIP_PORT:FLOWBOARD_MEMBERSHIP_PORT" ;;
+    files) echo "$FLOWBOARD_FILES_PORT:FLOWBOARD_FILES_PORT $FLOWBOARD_FILES_HTTP_PORT:FLOWBOARD_FILES_HTTP_PORT" ;;
+    notifier) echo "$FLOWBOARD_NOTIFIER_PORT:FLOWBOARD_NOTIFIER_PORT" ;;
+    gateway) echo "$FLOWBOARD_GATEWAY_PORT:FLOWBOARD_GATEWAY_PORT" ;;
+  esac
+}
+
+# Ready = the HTTP services answer /readyz with 200, the gRPC (and files' HTTP) ports accept connections.
+service_ready() {
+  case $1 in
+    gateway) http_ok "http://127.0.0.1:$FLOWBOARD_GATEWAY_PORT/readyz" ;;
+    notifier) http_ok "http://127.0.0.1:$FLOWBOARD_NOTIFIER_PORT/readyz" ;;
+    files) port_in_use "$FLOWBOARD_FILES_PORT" && port_in_use "$FLOWBOARD_FILES_HTTP_PORT" ;;
+    boards) port_in_use "$FLOWBOARD_BOARDS_PORT" ;;
+    membership) port_in_use "$FLOWBOARD_MEMBERSHIP_PORT" ;;
+  esac
+}
+
+migrate() {  # migrate <service>: the service's own migrations, as its own database role
+  local svc=$1 script=$REPO/services/$1/dist/db/migrate.js logfile=$LOG_DIR/$1.log
+  [ -f "$script" ] || die "$svc: $script is missing; build first: npx turbo run build"
+  service_env "$svc"
+  log "$svc: running migrations"
+  if ! (cd "$REPO/services/$svc" && env -i "${SVC_ENV[@]}" node "$script") >>"$logfile" 2>&1; then
+    echo "error: $svc: migrations failed" >&2
+    show_log "$logfile"
+    exit 1
+  fi
+}
+
+cmd_start() {
+  load_infra_env
+  mkdir -p "$RUN_DIR" "$LOG_DIR"
+  local svc pair started=()
+  for svc in "${SERVICES[@]}"; do
+    if is_running "$svc"; then
+      log "$svc: already running (pid $(pid_of "$svc"))"
+      continue
+    fi
+    [ -f "$REPO/services/$svc/dist/main.js" ] || die "$svc: services/$svc/dist/main.js is missing; build first: npx turbo run build"
+    for pair in $(service_ports "$svc"); do require_free_port "$svc" "${pair%%:*}" "${pair#*:}"; done
+    started+=("$svc")
+  done
+  ((${#started[@]})) || return 0
+
+  # Schemas first, so no service ever runs against an old one.
+  for svc in "${MIGRATED[@]}"; do
+    [[ " ${started[*]} " == *" $svc "* ]] && migrate "$svc"
+  done
+  for svc in "${started[@]}"; do
+    service_env "$svc"
+    log "$svc: starting on 127.0.0.1:$(service_ports "$svc" | sed 's/:[A-Z_]*//g; s/ /, /g')"
+    # cwd = the service's folder, as `npm start` in that workspace would have it.
+    (cd "$REPO/services/$svc" && start_detached "$svc" "$LOG_DIR/$svc.log" env -i "${SVC_ENV[@]}" node dist/main.js)
+  done
+  for svc in "${started[@]}"; do
+    wait_ready "$svc" "$LOG_DIR/$svc.log" 60 service_ready "$svc" || die "$svc failed to start (npm stop cleans up)"
+    log "$svc: ready"
+  done
+}
+
+cmd_stop() {
+  local i
+  for ((i = ${#SERVICES[@]} - 1; i >= 0; i--)); do stop_process "${SERVICES[i]}" 15; done
+}
+
+cmd_status() {
+  local svc
+  for svc in "${SERVICES[@]}"; do
+    if is_running "$svc"; then
+      printf '%-10s running (pid %s) on 127.0.0.1:%s\n' "$svc" "$(pid_of "$svc")" \
+        "$(service_ports "$svc" | sed 's/:[A-Z_]*//g; s/ /, /g')"
+    else
+      printf '%-10s stopped\n' "$svc"
+    fi
+  done
+}
+
+case ${1:-} in
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  *) die "usage: $0 start|stop|status" ;;
+esac

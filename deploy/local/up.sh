@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `npm start`: the whole product on this machine, without Docker. Idempotent: a second run reports what is
+# already running. Data persists in $FLOWBOARD_HOME (default .flowboard/) until you delete it; `npm stop` stops.
+set -euo pipefail
+# shellcheck source=deploy/local/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO"
+t0=$(now_ms)
+
+ensure_node_deps
+log "build: npx turbo run build"
+npx turbo run build --output-logs=errors-only
+bash deploy/local/infra.sh start
+bash deploy/local/services.sh start
+
+cat <<EOF_INFO
+
+Flowboard is running ($(( ($(now_ms) - t0) / 1000 ))s).
+  Gateway (REST API)           http://127.0.0.1:$FLOWBOARD_GATEWAY_PORT
+  Mail (Mailpit-compatible)    http://127.0.0.1:$FLOWBOARD_MAILPIT_PORT/api/v1/messages
+  Logs                         $LOG_DIR/
+  Data                         $FLOWBOARD_HOME/
+  Status                       bash deploy/local/infra.sh status; bash deploy/local/services.sh status
+  Stop                         npm stop
+
+Sign up a first user:
+  curl -s -X POST http://127.0.0.1:$FLOWBOARD_GATEWAY_PORT/api/v1/users -H 'Content-Type: application/json' -d '{"userName":"alice","email":"alice@example.test"}'
+EOF_INFO

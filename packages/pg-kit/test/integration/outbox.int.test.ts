@@ -1,0 +1,128 @@
+import pg from 'pg';
+import { Kafka, logLevel } from 'kafkajs';
+import { createLogger } from '@flowboard/service-kit';
+import { KafkaPublisher, ensureTopics, createKafka } from '@flowboard/messaging';
+import { requireEnv, uniqueSuffix, waitFor } from '@flowboard/testing';
+import { OutboxRelay, createPool, enqueueOutbox, withTransaction, type OutboxPublisher } from '../../src';
+
+const { PG_ADMIN_URL, KAFKA_BROKERS } = requireEnv('PG_ADMIN_URL', 'KAFKA_BROKERS');
+const logger = createLogger('pg-kit-test', 'silent');
+
+const OUTBOX_DDL = (schema: string) => `
+  CREATE TABLE ${schema}.outbox (
+    id uuid PRIMARY KEY, topic text NOT NULL, key text NOT NULL, payload jsonb NOT NULL,
+    headers jsonb NOT NULL DEFAULT '{}', created_at timestamptz NOT NULL DEFAULT now(),
+    available_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz,
+    attempts integer NOT NULL DEFAULT 0, last_error text);
+  CREATE INDEX ON ${schema}.outbox (available_at, created_at) WHERE published_at IS NULL;`;
+
+describe('outbox relay (real PostgreSQL and Kafka)', () => {
+  const schema = `outbox_${uniqueSuffix()}`;
+  const topic = `pgkit-test-${uniqueSuffix()}`;
+  let admin: pg.Pool;
+  let pool: pg.Pool;
+  const kafka = createKafka({ brokers: KAFKA_BROKERS.split(','), clientId: 'pg-kit-test', logger });
+
+  beforeAll(async () => {
+    admin = new pg.Pool({ connectionString: PG_ADMIN_URL });
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.query(OUTBOX_DDL(schema));
+    pool = createPool({ connectionString: PG_ADMIN_URL, schema, applicationName: 'test' });
+    await ensureTopics(kafka, [topic]);
+  });
+
+  afterAll(async () => {
+    await pool.end();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  });
+
+  const event = (n: number) => ({ id: crypto.randomUUID(), topic, key: 'board-1', payload: { n } });
+
+  it('publishes committed events in order and never rolled-back ones', async () => {
+    await withTransaction(pool, async (tx) => {
+      for (let n = 1; n <= 5; n++) await enqueueOutbox(tx, schema, event(n));
+    });
+    await withTransaction(pool, async (tx) => {
+      await enqueueOutbox(tx, schema, event(99));
+      throw new Error('business rule failed');
+    }).catch(() => undefined);
+
+    const received: number[] = [];
+    const consumer = new Kafka({ brokers: KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).consumer({
+      groupId: `pgkit-test-${uniqueSuffix()}`,
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void received.push(JSON.parse(String(message.value)).n) });
+
+    const publisher = new KafkaPublisher(kafka);
+    const relay = new OutboxRelay({ pool, schema, publisher, logger, intervalMs: 50 });
+    relay.start();
+    try {
+      await waitFor(async () => (received.length >= 5 ? true : undefined), 20_000, 'five events on Kafka');
+      expect(received).toEqual([1, 2, 3, 4, 5]);
+      const { rows } = await pool.query('SELECT count(*)::int AS pending FROM outbox WHERE published_at IS NULL');
+      expect(rows[0].pending).toBe(0);
+    } finally {
+      await relay.stop();
+      await publisher.disconnect();
+      await consumer.disconnect();
+    }
+  });
+
+  it('keeps events while the broker is unreachable and publishes them afterwards', async () => {
+    await pool.query('DELETE FROM outbox');
+    await withTransaction(pool, (tx) => enqueueOutbox(tx, schema, event(7)));
+    const sent: string[] = [];
+    let brokerUp = false;
+    const flaky: OutboxPublisher = {
+      async publish(t, messages) {
+        if (!brokerUp) throw new Error('broker unreachable');
+        sent.push(...messages.map((m) => `${t}:${m.value}`));
+      },
+    };
+    const relay = new OutboxRelay({ pool, schema, publisher: flaky, logger, intervalMs: 20 });
+    relay.start();
+    try {
+      await waitFor(
+        async () => {
+          const { rows } = await pool.query('SELECT attempts FROM outbox WHERE published_at IS NULL');
+          return rows[0]?.attempts >= 2 ? true : undefined;
+        },
+        10_000,
+        'failed attempts recorded',
+      );
+      expect(sent).toEqual([]);
+      brokerUp = true;
+      await waitFor(async () => (sent.length ? true : undefined), 10_000, 'publish after recovery');
+      expect(sent).toEqual([`${topic}:${JSON.stringify({ n: 7 })}`]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('lets two relays share the work without publishing a row twice', async () => {
+    await pool.query('DELETE FROM outbox');
+    await withTransaction(pool, async (tx) => {
+      for (let n = 1; n <= 200; n++) await enqueueOutbox(tx, schema, event(n));
+    });
+    const seen: number[] = [];
+    const recording: OutboxPublisher = {
+      async publish(_t, messages) {
+        await new Promise((r) => setTimeout(r, 5));
+        seen.push(...messages.map((m) => JSON.parse(m.value).n as number));
+      },
+    };
+    const relays = [1, 2].map(() => new OutboxRelay({ pool, schema, publisher: recording, logger, intervalMs: 10, batchSize: 20 }));
+    relays.forEach((r) => r.start());
+    try {
+      await waitFor(async () => (seen.length >= 200 ? true : undefined), 20_000, '200 events');
+      await new Promise((r) => setTimeout(r, 100));
+      expect(seen).toHaveLength(200);
+      expect(new Set(seen).size).toBe(200);
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+    }
+  });
+});

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# `npm test`, and what CI runs: build, lint + typecheck, unit tests, then integration and end-to-end tests
+# against a throw-away local stack (real PostgreSQL, Redis, Kafka, MinIO, mail sink; no Docker) on test ports,
+# so it never collides with a running `npm start`. Stops at the first failing phase, always stops what it
+# started, and ends with a per-phase table and one line: "N passed, N failed[, N skipped]".
+#
+# Endpoints already in the environment (DATABASE_URL, with the other variables of infra.env) mean an external
+# stack: then no infrastructure is started here.
+set -euo pipefail
+
+# Test ports, overridable as FLOWBOARD_TEST_*; exported before lib.sh so its defaults do not apply, and so
+# e2e tests that restart Kafka through infra.sh reach this stack.
+export FLOWBOARD_PG_PORT=${FLOWBOARD_TEST_PG_PORT:-55442}
+export FLOWBOARD_REDIS_PORT=${FLOWBOARD_TEST_REDIS_PORT:-56389}
+export FLOWBOARD_KAFKA_PORT=${FLOWBOARD_TEST_KAFKA_PORT:-59102}
+export FLOWBOARD_KAFKA_CONTROLLER_PORT=${FLOWBOARD_TEST_KAFKA_CONTROLLER_PORT:-59103}
+export FLOWBOARD_S3_PORT=${FLOWBOARD_TEST_S3_PORT:-59010}
+export FLOWBOARD_S3_CONSOLE_PORT=${FLOWBOARD_TEST_S3_CONSOLE_PORT:-59011}
+export FLOWBOARD_SMTP_PORT=${FLOWBOARD_TEST_SMTP_PORT:-1035}
+export FLOWBOARD_MAILPIT_PORT=${FLOWBOARD_TEST_MAILPIT_PORT:-8035}
+export FLOWBOARD_GATEWAY_PORT=${FLOWBOARD_TEST_GATEWAY_PORT:-18080}
+export FLOWBOARD_NOTIFIER_PORT=${FLOWBOARD_TEST_NOTIFIER_PORT:-18081}
+export FLOWBOARD_BOARDS_PORT=${FLOWBOARD_TEST_BOARDS_PORT:-51051}
+export FLOWBOARD_MEMBERSHIP_PORT=${FLOWBOARD_TEST_MEMBERSHIP_PORT:-51052}
+export FLOWBOARD_FILES_PORT=${FLOWBOARD_TEST_FILES_PORT:-51053}
+export FLOWBOARD_FILES_HTTP_PORT=${FLOWBOARD_TEST_FILES_HTTP_PORT:-51063}
+export FLOWBOARD_EPHEMERAL=1
+# A fresh stack home per run; mode 755 because PostgreSQL runs as another user.
+FLOWBOARD_HOME=$(mktemp -d -t flowboard-XXXXXX)
+chmod 755 "$FLOWBOARD_HOME"
+export FLOWBOARD_HOME
+
+# shellcheck source=deploy/local/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
+cd "$REPO"
+
+RESULTS=$(mktemp -d -t flowboard-results-XXXXXX)   # one folder per tier; the jest reporter drops JSON there
+EXTERNAL_INFRA=0
+[ -n "${DATABASE_URL:-}" ] && EXTERNAL_INFRA=1
+INFRA_STARTED=0
+SERVICES_STARTED=0
+T_START=$(now_ms)
+PHASES=()                     # in order run
+declare -A STATUS=() SECS=()  # per phase: ok|FAILED, seconds
+
+# run_phase <name> <cmd...>: times one phase (an external command, so `set -e` holds inside it).
+# Test tiers (unit, integration, e2e) get their own FLOWBOARD_TEST_RESULTS folder.
+run_phase() {
+  local name=$1 t0 rc=0
+  shift
+  PHASES+=("$name")
+  echo
+  log "phase $name: $*"
+  t0=$(now_ms)
+  mkdir -p "$RESULTS/$name"
+  FLOWBOARD_TEST_RESULTS=$RESULTS/$name "$@" || rc=$?
+  SECS[$name]=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN { printf "%.1f", ms / 1000 }')
+  if ((rc == 0)); then STATUS[$name]=ok; else STATUS[$name]=FAILED; fi
+  log "phase $name: ${STATUS[$name]} in ${SECS[$name]}s"
+  return "$rc"
+}
+
+# Sums the reporter's JSON files of one tier: "suites passed failed skipped". A suite that could not run at
+# all (syntax error, failing import) counts as one failed test, so it cannot hide behind "0 failed".
+tier_counts() {
+  node -e '
+    const fs = require("node:fs"), path = require("node:path"), dir = process.argv[1];
+    const t = { suites: 0, passed: 0, failed: 0, skipped: 0 };
+    for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".json"))) {
+      const r = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
+      t.suites += r.numTotalTestSuites || 0;
+      t.passed += r.numPassedTests || 0;
+      t.failed += (r.numFailedTests || 0) + (r.numRuntimeErrorTestSuites || 0);
+      t.skipped += r.numPendingTests || 0;
+    }
+    console.log(t.suites, t.passed, t.failed, t.skipped);' "$1"
+}
+
+summary() {  # summary <exit status so far>
+  local rc=$1 name suites passed failed skipped p=0 f=0 s=0 note=0 line
+  echo
+  echo "Summary ($(awk -v ms=$(($(now_ms) - T_START)) 'BEGIN { printf "%.0f", ms / 1000 }')s total)"
+  printf '  %-15s %-7s %8s %7s %7s %7s %7s\n' phase result time suites passed failed skipped
+  for name in "${PHASES[@]}"; do
+    case $name in
+      unit | integration | e2e)
+        read -r suites passed failed skipped < <(tier_counts "$RESULTS/$name")
+        p=$((p + passed)) f=$((f + failed)) s=$((s + skipped)) ;;
+      *) suites=- passed=- failed=0 skipped=- ;;
+    esac
+    # A phase that failed without a failing test (build error, "no tests found", stack did not start) counts
+    # as one failure, so the closing line never says "0 failed" for a failed run.
+    if [ "${STATUS[$name]:-}" != ok ] && [ "$failed" = 0 ]; then f=$((f + 1)) failed="1*" note=1; fi
+    [ "$failed" = 0 ] && [ "$suites" = - ] && failed=-
+    printf '  %-15s %-7s %7ss %7s %7s %7s %7s\n' "$name" "${STATUS[$name]:-aborted}" "${SECS[$name]:-?}" \
+      "$suites" "$passed" "$failed" "$skipped"
+  done
+  if ((rc != 0 && f == 0)); then f=1 note=1; fi   # aborted between phases
+  ((note == 0)) || echo "  * failed without a failing test; counted as one failure"
+  line="$p passed, $f failed"
+  ((s == 0)) || line+=", $s skipped"
+  echo "$line"
+}
+
+cleanup() {
+  local rc=$?
+  set +e
+  echo
+  if ((SERVICES_STARTED)); then bash deploy/local/services.sh stop; fi
+  if ((INFRA_STARTED)); then bash deploy/local/infra.sh stop; fi
+  # Anything else with a pid file in the test home (e.g. a Kafka an e2e test restarted, a half-started stack).
+  for pidfile in "$RUN_DIR"/*.pid; do [ -e "$pidfile" ] && stop_process "$(basename "$pidfile" .pid)" 10; done
+  # The PostgreSQL cluster may live outside the home (see infra.sh pg_dir); the home links to it.
+  [ -L "$FLOWBOARD_HOME/postgres" ] && rm -rf "$(readlink "$FLOWBOARD_HOME/postgres")"
+  rm -rf "$FLOWBOARD_HOME"
+  for name in "${PHASES[@]}"; do [ "${STATUS[$name]:-}" = ok ] || rc=$((rc == 0 ? 1 : rc)); done
+  summary "$rc"
+  rm -rf "$RESULTS"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+t0=$(now_ms)
+ensure_node_deps
+PHASES+=(deps) STATUS[deps]=ok SECS[deps]=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN { printf "%.1f", ms / 1000 }')
+
+run_phase build npx turbo run build --output-logs=errors-only
+run_phase lint+typecheck npx turbo run lint typecheck --output-logs=errors-only
+# Test tiers run with --continue: every workspace's tests run and count even when one fails.
+# --force: a cache hit would replay the logs without running Jest, and its results would be missing here;
+# --only: the builds it depends on were just done, don't force those too.
+run_phase unit npx turbo run test --only --force --continue
+
+if ((EXTERNAL_INFRA)); then
+  log "infra: DATABASE_URL is set, using the stack from the environment"
+else
+  INFRA_STARTED=1
+  run_phase infra bash deploy/local/infra.sh start
+  # shellcheck source=/dev/null
+  source "$FLOWBOARD_HOME/infra.env"
+  export DATABASE_URL=$PG_ADMIN_URL   # integration tests connect as the admin and make their own schemas
+fi
+run_phase integration npx turbo run test:integration --concurrency=1 --continue
+
+SERVICES_STARTED=1
+run_phase services bash deploy/local/services.sh start
+export GATEWAY_URL=http://127.0.0.1:$FLOWBOARD_GATEWAY_PORT MAILPIT_URL
+run_phase e2e npx turbo run e2e --concurrency=1 --continue

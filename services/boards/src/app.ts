@@ -1,0 +1,62 @@
+import { createPool } from '@flowboard/pg-kit';
+import { loadBoardsProto } from '@flowboard/proto';
+import { createGrpcServer, createLogger, type Logger } from '@flowboard/service-kit';
+import { makeCreateBoard } from './application/create-board';
+import { makeCreateStory } from './application/create-story';
+import { makeGetStory } from './application/get-story';
+import { makeListPhases } from './application/list-phases';
+import type { BoardsConfig } from './config';
+import { createBoardsStore } from './db/boards-store';
+import { boardsHandlers } from './grpc/boards.handlers';
+
+export interface BoardsApp {
+  /** Starts serving; resolves to the bound gRPC port (tests pass port 0). */
+  start(): Promise<number>;
+  /** NOT_SERVING and drain the gRPC server, then close the pool. */
+  stop(): Promise<void>;
+  readonly logger: Logger;
+}
+
+/** Composition root: pool → store → use cases → gRPC server. Nothing connects until `start`. */
+export function createApp(
+  config: BoardsConfig,
+  logger: Logger = createLogger('boards', config.LOG_LEVEL),
+): BoardsApp {
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    applicationName: 'boards',
+  });
+  pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
+  const store = createBoardsStore(pool);
+  const handlers = boardsHandlers(logger, {
+    createBoard: makeCreateBoard(store),
+    listPhases: makeListPhases(store),
+    createStory: makeCreateStory(store),
+    getStory: makeGetStory(store),
+  });
+  const proto = loadBoardsProto();
+  const server = createGrpcServer({
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    logger,
+    services: [
+      {
+        name: 'flowboard.boards.v1.BoardsService',
+        definition: proto.flowboard.boards.v1.BoardsService.service,
+        implementation: handlers,
+      },
+    ],
+  });
+
+  let stopped: Promise<void> | undefined;
+  return {
+    logger,
+    start: () => server.start(),
+    stop: () =>
+      (stopped ??= (async () => {
+        await server.stop();
+        await pool.end();
+      })()),
+  };
+}

@@ -1,0 +1,211 @@
+import { DomainError } from '@flowboard/service-kit';
+import { makeCreateBoard } from './create-board';
+import { makeCreateStory, type CreateStoryCommand } from './create-story';
+import { makeGetStory } from './get-story';
+import { makeListPhases } from './list-phases';
+import type { BoardsRepositories, BoardsStore, PhaseRecord, StoryRecord } from './ports';
+
+/** An in-memory BoardsStore: enough behaviour to test the use cases' orchestration without I/O. */
+function fakeStore() {
+  const boards = new Map<number, { lastStoryId: number }>();
+  const phases: PhaseRecord[] = [];
+  const stories: StoryRecord[] = [];
+  const milestones: Array<{ projectId: number; storyId: number; phaseId: number }> = [];
+  const steps: Array<{ projectId: number; storyId: number; type: string }> = [];
+  let nextPhaseId = 100;
+  const now = new Date('2024-05-01T10:00:00.123Z');
+
+  const repos: BoardsRepositories = {
+    boards: {
+      async insertIfAbsent(projectId) {
+        if (boards.has(projectId)) return false;
+        boards.set(projectId, { lastStoryId: 0 });
+        return true;
+      },
+      async allocateStoryId(projectId) {
+        const board = boards.get(projectId);
+        if (!board) return undefined;
+        return ++board.lastStoryId;
+      },
+    },
+    phases: {
+      async insertMany(projectId, templates) {
+        templates.forEach((t, position) =>
+          phases.push({ id: nextPhaseId++, projectId, ...t, position, wipLimit: null }),
+        );
+      },
+      async listByProject(projectId) {
+        return phases.filter((p) => p.projectId === projectId).sort((a, b) => a.position - b.position);
+      },
+      async findPlacement(projectId, phaseId) {
+        const own = phases.filter((p) => p.projectId === projectId);
+        const phase = own.find((p) => (phaseId === 'backlog' ? p.position === 0 : p.id === phaseId));
+        return phase && { phase, lastPosition: Math.max(...own.map((p) => p.position)) };
+      },
+    },
+    stories: {
+      async nextBoardPosition(projectId, phaseId) {
+        const inPhase = stories.filter((s) => s.projectId === projectId && s.phase.id === phaseId);
+        return Math.max(0, ...inPhase.map((s) => s.boardPosition)) + 1;
+      },
+      async insert(story) {
+        const phase = phases.find((p) => p.id === story.phaseId)!;
+        const record: StoryRecord = {
+          ...story,
+          blockedReason: null,
+          phase: { id: phase.id, name: phase.name },
+          createdAt: now,
+          updatedAt: now,
+        };
+        stories.push(record);
+        return record;
+      },
+      async find(projectId, storyId) {
+        return stories.find((s) => s.projectId === projectId && s.id === storyId);
+      },
+    },
+    history: {
+      async openMilestone({ projectId, storyId, phaseId }) {
+        milestones.push({ projectId, storyId, phaseId });
+      },
+      async openStep({ projectId, storyId, type }) {
+        steps.push({ projectId, storyId, type });
+      },
+    },
+  };
+  // No rollback in the fake: the use cases under test validate before they write.
+  const store: BoardsStore = { ...repos, transaction: (work) => work(repos) };
+  return { store, boards, phases, stories, milestones, steps };
+}
+
+const command = (over: Partial<CreateStoryCommand> = {}): CreateStoryCommand => ({
+  projectId: 1,
+  text: 'Build Spec house',
+  phaseId: 0,
+  ownerId: 0,
+  creatorId: 7,
+  ...over,
+});
+
+async function rejection(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (e) {
+    if (e instanceof DomainError) return e;
+    throw e;
+  }
+  throw new Error('expected a DomainError');
+}
+
+describe('CreateBoard', () => {
+  it('creates the five default phases once and returns them by position', async () => {
+    const { store, phases } = fakeStore();
+    const createBoard = makeCreateBoard(store);
+    const first = await createBoard(1);
+    const second = await createBoard(1);
+    expect(first.map((p) => [p.name, p.position])).toEqual([
+      ['Backlog', 0],
+      ['Ready', 1],
+      ['Working', 2],
+      ['Complete', 3],
+      ['Archive', 4],
+    ]);
+    expect(second).toEqual(first);
+    expect(phases).toHaveLength(5);
+  });
+
+  it('refuses a non-positive project id', async () => {
+    const { store } = fakeStore();
+    expect((await rejection(makeCreateBoard(store)(0))).kind).toBe('InvalidArgument');
+  });
+});
+
+describe('ListPhases', () => {
+  it('is NotFound without a board', async () => {
+    const { store } = fakeStore();
+    expect((await rejection(makeListPhases(store)(5))).kind).toBe('NotFound');
+  });
+});
+
+describe('CreateStory', () => {
+  async function board() {
+    const fake = fakeStore();
+    const phases = await makeCreateBoard(fake.store)(1);
+    return { ...fake, boardPhases: phases, createStory: makeCreateStory(fake.store) };
+  }
+
+  it('puts a story in the Backlog by default, planned, with its first milestone and step', async () => {
+    const { createStory, boardPhases, milestones, steps } = await board();
+    const story = await createStory(command());
+    expect(story).toMatchObject({
+      id: 1,
+      status: 'planned',
+      phase: { id: boardPhases[0]!.id, name: 'Backlog' },
+    });
+    expect(story).toMatchObject({
+      color: 'grey',
+      size: '',
+      priority: '',
+      ownerId: null,
+      creatorId: 7,
+      boardPosition: 1,
+    });
+    expect(milestones).toEqual([{ projectId: 1, storyId: 1, phaseId: boardPhases[0]!.id }]);
+    expect(steps).toEqual([{ projectId: 1, storyId: 1, type: 'backlog' }]);
+  });
+
+  it('derives status and first step from the phase position', async () => {
+    const { createStory, boardPhases, steps } = await board();
+    const working = await createStory(command({ phaseId: boardPhases[2]!.id }));
+    const archived = await createStory(command({ phaseId: boardPhases[4]!.id }));
+    expect([working.status, archived.status]).toEqual(['started', 'finished']);
+    expect(steps.map((s) => s.type)).toEqual(['working', 'archive']);
+  });
+
+  it('numbers stories per project and appends them to the bottom of their phase', async () => {
+    const { createStory, store } = await board();
+    await makeCreateBoard(store)(2);
+    const a = await createStory(command());
+    const b = await createStory(command());
+    const other = await createStory(command({ projectId: 2 }));
+    expect([a.id, b.id, other.id]).toEqual([1, 2, 1]);
+    expect([a.boardPosition, b.boardPosition]).toEqual([1, 2]);
+  });
+
+  it('keeps the owner when one is given', async () => {
+    const { createStory } = await board();
+    expect((await createStory(command({ ownerId: 9 }))).ownerId).toBe(9);
+  });
+
+  it('is NotFound without a board', async () => {
+    const { store } = fakeStore();
+    expect((await rejection(makeCreateStory(store)(command({ projectId: 3 })))).kind).toBe('NotFound');
+  });
+
+  it("refuses another project's phase as an invalid reference", async () => {
+    const { createStory, store } = await board();
+    const foreign = await makeCreateBoard(store)(2);
+    const error = await rejection(createStory(command({ phaseId: foreign[1]!.id })));
+    expect(error.kind).toBe('InvalidArgument');
+    expect(error.problem).toBe('invalid-reference');
+  });
+
+  it('validates fields before touching the store', async () => {
+    const { createStory, stories } = await board();
+    expect((await rejection(createStory(command({ text: '' })))).kind).toBe('InvalidArgument');
+    expect((await rejection(createStory(command({ color: 'pink' })))).message).toMatch(/color/);
+    expect(stories).toHaveLength(0);
+  });
+});
+
+describe('GetStory', () => {
+  it('finds a story, or is NotFound', async () => {
+    const fake = fakeStore();
+    await makeCreateBoard(fake.store)(1);
+    await makeCreateStory(fake.store)(command());
+    const getStory = makeGetStory(fake.store);
+    expect((await getStory(1, 1)).id).toBe(1);
+    expect((await rejection(getStory(1, 2))).message).toBe('Story not found');
+    expect((await rejection(getStory(1, 0))).kind).toBe('NotFound');
+  });
+});

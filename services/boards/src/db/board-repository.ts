@@ -1,0 +1,22 @@
+import type { Queryable } from '@flowboard/pg-kit';
+import type { BoardRepository } from '../application/ports';
+
+export function boardRepository(db: Queryable): BoardRepository {
+  return {
+    async insertIfAbsent(projectId) {
+      const result = await db.query(
+        'INSERT INTO boards (project_id) VALUES ($1) ON CONFLICT (project_id) DO NOTHING',
+        [projectId],
+      );
+      return result.rowCount === 1;
+    },
+
+    async allocateStoryId(projectId) {
+      const result = await db.query<{ last_story_id: number }>(
+        'UPDATE boards SET last_story_id = last_story_id + 1 WHERE project_id = $1 RETURNING last_story_id',
+        [projectId],
+      );
+      return result.rows[0]?.last_story_id;
+    },
+  };
+}

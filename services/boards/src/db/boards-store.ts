@@ -1,0 +1,21 @@
+import { withTransaction, type Pool, type Queryable } from '@flowboard/pg-kit';
+import type { BoardsRepositories, BoardsStore } from '../application/ports';
+import { boardRepository } from './board-repository';
+import { phaseRepository } from './phase-repository';
+import { storyHistoryRepository } from './story-history-repository';
+import { storyRepository } from './story-repository';
+
+const repositories = (db: Queryable): BoardsRepositories => ({
+  boards: boardRepository(db),
+  phases: phaseRepository(db),
+  stories: storyRepository(db),
+  history: storyHistoryRepository(db),
+});
+
+/** The PostgreSQL BoardsStore: repositories on the pool, and the same repositories on one transaction's client. */
+export function createBoardsStore(pool: Pool): BoardsStore {
+  return {
+    ...repositories(pool),
+    transaction: (work) => withTransaction(pool, (client) => work(repositories(client))),
+  };
+}

@@ -1,0 +1,117 @@
+import { DomainError } from '@flowboard/service-kit';
+import { isPgError, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, type Queryable } from '@flowboard/pg-kit';
+import type { StoryRecord, StoryRepository } from '../application/ports';
+import type { StoryColor } from '../domain/color';
+import type { StoryStatus } from '../domain/phases';
+
+interface StoryRow {
+  project_id: number;
+  id: number;
+  text: string;
+  details: string;
+  size: string;
+  priority: string;
+  color: StoryColor;
+  status: StoryStatus;
+  blocked_reason: string | null;
+  phase_id: number;
+  phase_name: string;
+  board_position: number;
+  creator_id: number;
+  owner_id: number | null;
+  deadline: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `s.project_id, s.id, s.text, s.details, s.size, s.priority, s.color, s.status, s.blocked_reason,
+  s.phase_id, p.name AS phase_name, s.board_position, s.creator_id, s.owner_id, s.deadline, s.created_at, s.updated_at`;
+
+const toStoryRecord = (row: StoryRow): StoryRecord => ({
+  projectId: row.project_id,
+  id: row.id,
+  text: row.text,
+  details: row.details,
+  size: row.size,
+  priority: row.priority,
+  color: row.color,
+  status: row.status,
+  blockedReason: row.blocked_reason,
+  phase: { id: row.phase_id, name: row.phase_name },
+  boardPosition: row.board_position,
+  creatorId: row.creator_id,
+  ownerId: row.owner_id,
+  deadline: row.deadline,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export function storyRepository(db: Queryable): StoryRepository {
+  return {
+    async nextBoardPosition(projectId, phaseId) {
+      // A backward scan of stories_board_order_key: one index entry read.
+      const result = await db.query<{ next: number }>(
+        `SELECT coalesce(max(board_position), 0) + 1 AS next FROM stories WHERE project_id = $1 AND phase_id = $2`,
+        [projectId, phaseId],
+      );
+      return result.rows[0]?.next ?? 1;
+    },
+
+    async insert(story) {
+      try {
+        const result = await db.query<StoryRow>(
+          `WITH inserted AS (
+             INSERT INTO stories (project_id, id, text, details, size, priority, color, status, phase_id,
+                                  board_position, creator_id, owner_id, deadline)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+             RETURNING *
+           )
+           SELECT ${COLUMNS} FROM inserted s JOIN phases p ON p.id = s.phase_id`,
+          [
+            story.projectId,
+            story.id,
+            story.text,
+            story.details,
+            story.size,
+            story.priority,
+            story.color,
+            story.status,
+            story.phaseId,
+            story.boardPosition,
+            story.creatorId,
+            story.ownerId,
+            story.deadline,
+          ],
+        );
+        const row = result.rows[0];
+        if (!row) throw new Error('story insert returned no row');
+        return toStoryRecord(row);
+      } catch (err) {
+        // The phase vanished between lookup and insert (a concurrent phase delete).
+        if (isPgError(err, PG_FOREIGN_KEY_VIOLATION)) {
+          throw new DomainError(
+            'InvalidArgument',
+            `Invalid phase: no phase ${story.phaseId} in this project.`,
+            {
+              problem: 'invalid-reference',
+              cause: err,
+            },
+          );
+        }
+        if (isPgError(err, PG_UNIQUE_VIOLATION)) {
+          throw new DomainError('Conflict', 'The board changed concurrently; try again.', { cause: err });
+        }
+        throw err;
+      }
+    },
+
+    async find(projectId, storyId) {
+      const result = await db.query<StoryRow>(
+        `SELECT ${COLUMNS} FROM stories s JOIN phases p ON p.id = s.phase_id WHERE s.project_id = $1 AND s.id = $2`,
+        [projectId, storyId],
+      );
+      const row = result.rows[0];
+      return row ? toStoryRecord(row) : undefined;
+    },
+  };
+}

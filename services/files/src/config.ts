@@ -1,0 +1,35 @@
+import { env, loadConfig } from '@flowboard/service-kit';
+import { z } from 'zod';
+
+const schemaName = () => z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be a lowercase SQL identifier');
+
+/** Every environment variable the files service reads. */
+export const configSchema = z.object({
+  GRPC_PORT: env.port(50053),
+  /** Internal HTTP for byte streams; reachable only from the gateway. */
+  HTTP_PORT: env.port(50063),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: env.url(),
+  DB_SCHEMA: schemaName().default('files'),
+  S3_ENDPOINT: env.url().default('http://127.0.0.1:59000'),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY: z.string().min(1),
+  S3_SECRET_KEY: z.string().min(1),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .default('flowboard-attachments'),
+  /** Largest accepted file, per part (413 above it). Default 100 MiB. */
+  MAX_FILE_BYTES: z.coerce.number().int().positive().default(104_857_600),
+  LOG_LEVEL: env.logLevel(),
+});
+
+export type FilesConfig = z.infer<typeof configSchema>;
+
+export const loadFilesConfig = (source: NodeJS.ProcessEnv = process.env): FilesConfig =>
+  loadConfig(configSchema, source);
+
+/** The migration CLI needs only the database. */
+const migrationSchema = configSchema.pick({ DATABASE_URL: true, DB_SCHEMA: true });
+export const loadMigrationConfig = (source: NodeJS.ProcessEnv = process.env) =>
+  loadConfig(migrationSchema, source);

@@ -1,0 +1,45 @@
+/**
+ * File names come from the multipart part's `filename` (compat §5.6: "the part's filename minus any path").
+ * They are display data only: storage keys never derive from them (see object-key.ts).
+ */
+
+export const MAX_FILE_NAME_LENGTH = 200;
+export const DEFAULT_FILE_NAME = 'file';
+
+// Control characters (C0, DEL, C1) and the bidirectional embedding/override/isolate marks that can make
+// "gpj.exe" display as "exe.jpg".
+const CONTROLS = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/gu;
+// Unpaired UTF-16 surrogates cannot be encoded as UTF-8 (PostgreSQL, headers); they become U+FFFD.
+const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Removes what can never be part of a displayed name: unpaired surrogates and control characters. */
+export function stripUnsafeCharacters(value: string): string {
+  return value.replace(LONE_SURROGATES, '\uFFFD').replace(CONTROLS, '');
+}
+
+/** Truncates to `max` characters (code points), never splitting a surrogate pair. */
+export function truncateCodePoints(value: string, max: number): string {
+  let count = 0;
+  let end = 0;
+  for (const ch of value) {
+    if (count === max) return value.slice(0, end);
+    count++;
+    end += ch.length;
+  }
+  return value;
+}
+
+/**
+ * The name to store and show: the last path segment (either separator, so `C:\x\y.txt` → `y.txt` and
+ * `../../etc/passwd` → `passwd`), without control characters, NFC-normalised, trimmed, at most 200 characters;
+ * `"file"` when nothing usable is left (empty, `.` or `..`).
+ */
+export function sanitizeFileName(raw: string | null | undefined): string {
+  const value = raw ?? '';
+  const lastSeparator = Math.max(value.lastIndexOf('/'), value.lastIndexOf('\\'));
+  let name = stripUnsafeCharacters(value.slice(lastSeparator + 1))
+    .normalize('NFC')
+    .trim();
+  name = truncateCodePoints(name, MAX_FILE_NAME_LENGTH).trimEnd();
+  return name === '' || name === '.' || name === '..' ? DEFAULT_FILE_NAME : name;
+}

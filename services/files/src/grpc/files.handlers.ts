@@ -1,0 +1,35 @@
+import type { files } from '@flowboard/proto';
+import { unary, type Logger } from '@flowboard/service-kit';
+import type { GetAttachment } from '../application/get-attachment';
+import type { ListAttachments } from '../application/list-attachments';
+import { toAttachmentMessage } from './mappers';
+
+export interface FilesUseCases {
+  listAttachments: ListAttachments;
+  getAttachment: GetAttachment;
+}
+
+/** gRPC request → use case → response (metadata only; bytes travel over the internal HTTP port). */
+export function filesHandlers(logger: Logger, useCases: FilesUseCases): files.FilesServiceHandlers {
+  return {
+    ListAttachments: unary(
+      logger,
+      async (request: files.ListAttachmentsRequest__Output): Promise<files.ListAttachmentsResponse> => {
+        const attachments = await useCases.listAttachments(request.project_id, request.story_id);
+        return { attachments: attachments.map(toAttachmentMessage) };
+      },
+    ),
+
+    GetAttachment: unary(
+      logger,
+      async (request: files.GetAttachmentRequest__Output): Promise<files.GetAttachmentResponse> => {
+        const attachment = await useCases.getAttachment(
+          request.project_id,
+          request.story_id,
+          request.attachment_id,
+        );
+        return { attachment: toAttachmentMessage(attachment) };
+      },
+    ),
+  };
+}

@@ -1,0 +1,117 @@
+import http from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { DomainError, newRequestId, runWithContext, type Logger } from '@flowboard/service-kit';
+import type { OpenAttachmentContent } from '../application/open-attachment-content';
+import type { AttachmentRecord } from '../application/ports';
+import type { UploadAttachments } from '../application/upload-attachments';
+import { contentDisposition } from '../domain/content-disposition';
+import { readMultipartFiles } from './multipart';
+import { sendError, sendJson } from './respond';
+
+export interface HttpDeps {
+  logger: Logger;
+  maxFileBytes: number;
+  uploadAttachments: UploadAttachments;
+  openAttachmentContent: OpenAttachmentContent;
+}
+
+const ID = '([1-9][0-9]{0,14})'; // positive, and far below 2^53
+const ATTACHMENTS = new RegExp(`^/internal/projects/${ID}/stories/${ID}/attachments$`);
+const CONTENT = new RegExp(`^/internal/projects/${ID}/stories/${ID}/attachments/${ID}/content$`);
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export const USER_HEADER = 'x-flowboard-user-id';
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/**
+ * The internal HTTP port for byte streams, reachable only from the gateway, which has already authenticated the
+ * caller, checked their access and that the story exists; it sends the caller's id and the request id.
+ *
+ *   POST      /internal/projects/{p}/stories/{s}/attachments               multipart upload → {items: [...]}
+ *   GET|HEAD  /internal/projects/{p}/stories/{s}/attachments/{a}/content   the bytes
+ */
+export function createHttpServer(deps: HttpDeps): http.Server {
+  const { logger } = deps;
+
+  async function route(req: http.IncomingMessage, res: http.ServerResponse, userId: number): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    let m = ATTACHMENTS.exec(path);
+    if (m) {
+      if (req.method !== 'POST') return methodNotAllowed(req, res, 'POST');
+      const [projectId, storyId] = [Number(m[1]), Number(m[2])];
+      const items = await deps.uploadAttachments({
+        projectId,
+        storyId,
+        userId,
+        files: readMultipartFiles(req, { maxFileBytes: deps.maxFileBytes }),
+      });
+      const bytes = items.reduce((sum, a) => sum + a.sizeBytes, 0);
+      logger.info({ projectId, storyId, files: items.length, bytes }, 'attachments uploaded');
+      return sendJson(res, 200, { items: items.map(toAttachmentJson) });
+    }
+    m = CONTENT.exec(path);
+    if (m) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(req, res, 'GET, HEAD');
+      const { attachment, stream, size } = await deps.openAttachmentContent(
+        Number(m[1]),
+        Number(m[2]),
+        Number(m[3]),
+      );
+      res.writeHead(200, {
+        'Content-Type': attachment.contentType,
+        'Content-Length': size,
+        'Content-Disposition': contentDisposition(attachment.fileName),
+        'X-Content-Type-Options': 'nosniff',
+      });
+      if (req.method === 'HEAD') {
+        stream.destroy();
+        res.end();
+        return;
+      }
+      // Streams with back-pressure; if either side fails, both are destroyed (a cut-off download, never a hang).
+      try {
+        await pipeline(stream, res);
+      } catch (err) {
+        logger.warn({ err, attachmentId: attachment.id }, 'download interrupted');
+      }
+      return;
+    }
+    throw new DomainError('NotFound', 'Not found');
+  }
+
+  function methodNotAllowed(req: http.IncomingMessage, res: http.ServerResponse, allow: string): void {
+    sendError(
+      req,
+      res,
+      new DomainError('MethodNotAllowed', `Method ${req.method} is not allowed here.`),
+      logger,
+      { Allow: allow },
+    );
+  }
+
+  return http.createServer((req, res) => {
+    const rawRequestId = req.headers[REQUEST_ID_HEADER];
+    const requestId =
+      typeof rawRequestId === 'string' && REQUEST_ID.test(rawRequestId) ? rawRequestId : newRequestId();
+    res.setHeader('X-Request-Id', requestId);
+    const rawUser = req.headers[USER_HEADER];
+    const userId =
+      typeof rawUser === 'string' && /^[1-9][0-9]{0,14}$/.test(rawUser) ? Number(rawUser) : undefined;
+
+    runWithContext(userId === undefined ? { requestId } : { requestId, userId }, () => {
+      if (userId === undefined) {
+        sendError(req, res, new DomainError('Unauthenticated', 'Missing caller identity.'), logger);
+        return;
+      }
+      route(req, res, userId).catch((error: unknown) => sendError(req, res, error, logger));
+    });
+  });
+}
+
+export const toAttachmentJson = (a: AttachmentRecord) => ({
+  id: a.id,
+  fileName: a.fileName,
+  sizeInBytes: a.sizeBytes,
+  contentType: a.contentType,
+  token: a.token,
+});

@@ -1,0 +1,88 @@
+import http from 'node:http';
+import Redis from 'ioredis';
+import { closeServer, createLogger, listen, type Logger } from '@flowboard/service-kit';
+import { ApiKeyAuthenticator } from './authz/api-keys';
+import { JsonCache } from './authz/json-cache';
+import { ProjectAccessResolver } from './authz/project-access';
+import { BOARDS_SERVICE, createBoardsClient } from './clients/boards.client';
+import { createFilesClient, FILES_SERVICE } from './clients/files.client';
+import { createFilesProxy } from './clients/files-proxy';
+import { createMembershipClient, MEMBERSHIP_SERVICE } from './clients/membership.client';
+import type { GatewayConfig } from './config';
+import { createHttpApp } from './http/http-app';
+import { Router } from './http/router';
+import { routeTable } from './http/routes';
+import { createReadiness } from './readiness';
+
+export interface AppOverrides {
+  logger?: Logger;
+}
+
+export interface App {
+  /** Listens; resolves to the bound port (tests pass PORT 0). */
+  start(): Promise<number>;
+  /** Readiness off, stop intake and drain, then close upstream channels and Redis. */
+  stop(): Promise<void>;
+}
+
+/** Composition root: one client per upstream, one Redis connection, one route table, one HTTP server. */
+export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): App {
+  const logger = overrides.logger ?? createLogger('gateway', config.LOG_LEVEL);
+  const redis = createRedis(config.REDIS_URL, logger);
+  const deadline = config.GRPC_DEADLINE_MS;
+  const membership = createMembershipClient(config.MEMBERSHIP_ADDR, deadline);
+  const boards = createBoardsClient(config.BOARDS_ADDR, deadline);
+  const files = createFilesClient(config.FILES_ADDR, deadline);
+  const filesProxy = createFilesProxy(config.FILES_HTTP_URL);
+  const cache = new JsonCache(redis, logger);
+  const authenticator = new ApiKeyAuthenticator(membership, cache, config.AUTH_CACHE_TTL_SECONDS);
+  const access = new ProjectAccessResolver(membership, cache, config.ACCESS_CACHE_TTL_SECONDS);
+  const readiness = createReadiness(redis, [
+    { address: config.MEMBERSHIP_ADDR, service: MEMBERSHIP_SERVICE },
+    { address: config.BOARDS_ADDR, service: BOARDS_SERVICE },
+    { address: config.FILES_ADDR, service: FILES_SERVICE },
+  ]);
+  const router = new Router(routeTable({ membership, boards, files, filesProxy, access }));
+  const server = http.createServer(
+    createHttpApp({ logger, router, authenticator, access, readiness, bodyLimit: config.BODY_LIMIT_BYTES }),
+  );
+
+  return {
+    async start() {
+      // Redis is a cache: the gateway starts (and serves, more slowly) without it; /readyz tells.
+      redis
+        .connect()
+        .catch((err: Error) => logger.warn({ err: { message: err.message } }, 'redis not reachable yet'));
+      const port = await listen(server, config.PORT, config.HOST);
+      logger.info({ port }, 'gateway listening');
+      return port;
+    },
+    async stop() {
+      readiness.stop();
+      await closeServer(server);
+      membership.close();
+      boards.close();
+      files.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** Fails fast while disconnected (no offline queue), so a Redis outage costs a cache miss, not a hang. */
+function createRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 500,
+  });
+  let lastError = '';
+  redis.on('error', (err: Error) => {
+    if (err.message !== lastError) logger.warn({ err: { message: err.message } }, 'redis error');
+    lastError = err.message;
+  });
+  redis.on('ready', () => {
+    lastError = '';
+  });
+  return redis;
+}

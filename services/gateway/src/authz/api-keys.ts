@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import { DomainError } from '@flowboard/service-kit';
+import type { membership } from '@flowboard/proto';
+import type { MembershipClient } from '../clients/membership.client';
+import type { JsonCache } from './json-cache';
+
+type User = membership.User__Output;
+
+const KEY_FORMAT = /^[0-9a-f]{32}$/;
+
+const unauthorized = (message: string) => new DomainError('Unauthenticated', message);
+
+/**
+ * API key → user (api-compat §3.1): a key is 32 hex characters, trimmed and lower-cased; anything else is 401
+ * without asking membership. Hits come from Redis (`gateway:apikey:<sha256(key)>`: the key itself is never
+ * stored), misses from `membership.AuthenticateApiKey`. Only successes are cached.
+ */
+export class ApiKeyAuthenticator {
+  constructor(
+    private readonly membership: MembershipClient,
+    private readonly cache: JsonCache,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  async authenticate(rawKey: string): Promise<User> {
+    const key = rawKey.trim().toLowerCase();
+    if (!KEY_FORMAT.test(key)) throw unauthorized('The API key is malformed.');
+    const cacheKey = `gateway:apikey:${createHash('sha256').update(key).digest('hex')}`;
+    const cached = await this.cache.get<User>(cacheKey);
+    if (cached) return cached;
+    const { user } = await this.membership.authenticateApiKey(key);
+    if (!user) throw unauthorized('The API key is not valid.');
+    await this.cache.set(cacheKey, user, this.ttlSeconds);
+    return user;
+  }
+}

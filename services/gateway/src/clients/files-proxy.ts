@@ -1,0 +1,162 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DomainError, ERROR_TABLE, type ErrorKind, type ProblemSlug } from '@flowboard/service-kit';
+import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
+import { handled, type Reply } from '../http/respond';
+
+/** Decides what the caller gets once the files service has answered (headers received, body unread). */
+export type UpstreamHandler = (upstream: IncomingMessage) => Promise<Reply>;
+
+interface Pending {
+  userId: number;
+  requestId: string;
+  onResponse: UpstreamHandler;
+  resolve(reply: Reply): void;
+  reject(error: unknown): void;
+}
+
+/** Caller headers that may reach the files service; credentials, cookies and everything else stay behind. */
+const FORWARDED_HEADERS = new Set(['host', 'content-type', 'content-length', 'transfer-encoding']);
+
+// Uploads and downloads stream, so the timeout is for silence on the upstream socket, not the whole transfer.
+const UPSTREAM_IDLE_TIMEOUT_MS = 120_000;
+
+/**
+ * Streams requests to and responses from the files service's internal HTTP port (http-proxy-middleware); the
+ * gateway never buffers an upload or a download. Each forward resolves to the Reply its handler builds from the
+ * upstream response, so proxied calls end in the same respond/error path as every other route.
+ */
+export function createFilesProxy(filesHttpUrl: string) {
+  const pending = new WeakMap<IncomingMessage, Pending>();
+
+  const plugin: Plugin = (proxyServer) => {
+    proxyServer.on('proxyReq', (proxyReq, req) => {
+      const p = pending.get(req);
+      for (const name of proxyReq.getHeaderNames())
+        if (!FORWARDED_HEADERS.has(name)) proxyReq.removeHeader(name);
+      if (p) {
+        proxyReq.setHeader('x-flowboard-user-id', String(p.userId));
+        proxyReq.setHeader('x-request-id', p.requestId);
+      }
+    });
+    proxyServer.on('proxyRes', (proxyRes, req) => {
+      const p = pending.get(req);
+      if (!p) return proxyRes.resume();
+      p.onResponse(proxyRes).then(p.resolve, p.reject);
+    });
+    const unavailable = (err: Error, req: IncomingMessage) =>
+      pending
+        .get(req)
+        ?.reject(new DomainError('Unavailable', 'The file service is unavailable.', { cause: err }));
+    proxyServer.on('error', (err, req) => unavailable(err, req as IncomingMessage));
+    // http-proxy reports a reset while the caller is already gone as `econnreset`, not `error`.
+    proxyServer.on('econnreset', (err, req) => unavailable(err, req));
+  };
+
+  const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
+    target: filesHttpUrl,
+    changeOrigin: true,
+    selfHandleResponse: true,
+    proxyTimeout: UPSTREAM_IDLE_TIMEOUT_MS,
+    ejectPlugins: true, // no default logger or error page: errors reach our problem renderer
+    plugins: [plugin],
+  });
+
+  return {
+    /**
+     * Sends the (unread) request to `path` on the files service with the caller's id and the request id, and
+     * settles with what `onResponse` makes of the answer. The caller's query string is not forwarded.
+     */
+    forward(
+      req: IncomingMessage,
+      res: ServerResponse,
+      path: string,
+      identity: { userId: number; requestId: string },
+      onResponse: UpstreamHandler,
+    ): Promise<Reply> {
+      return new Promise<Reply>((resolve, reject) => {
+        let settled = false;
+        const settle = (fn: () => void) => {
+          if (settled) return;
+          settled = true;
+          pending.delete(req);
+          fn();
+        };
+        pending.set(req, {
+          ...identity,
+          onResponse,
+          resolve: (reply) => settle(() => resolve(reply)),
+          reject: (error) => settle(() => reject(error)),
+        });
+        // A caller who hangs up mid-stream ends the call: nothing is left to answer.
+        res.once('close', () => settle(() => resolve(handled())));
+        req.url = path;
+        proxy(req, res, (err?: unknown) =>
+          settle(() => reject(err ?? new Error('files proxy did not proceed'))),
+        ).catch((err: unknown) => settle(() => reject(err)));
+      });
+    },
+  };
+}
+
+export type FilesProxy = ReturnType<typeof createFilesProxy>;
+
+/** Reads a small upstream JSON body (the files service's answers and errors), refusing anything large. */
+export async function readUpstreamJson(upstream: IncomingMessage, maxBytes = 1_048_576): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of upstream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      upstream.destroy();
+      throw new DomainError('Internal', 'Oversized answer from the file service');
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch (err) {
+    throw new DomainError('Internal', 'Unreadable answer from the file service', { cause: err });
+  }
+}
+
+// Kept here because service-kit does not export its slug list; the ProblemSlug type keeps the two in step.
+const PROBLEM_SLUGS: ReadonlySet<ProblemSlug> = new Set<ProblemSlug>([
+  'invalid-body',
+  'invalid-field',
+  'invalid-reference',
+  'invalid-parameter',
+  'invalid-filter',
+  'invalid-state',
+  'unknown-enrichment',
+  'unauthorized',
+  'plan-limit',
+  'forbidden',
+  'not-found',
+  'method-not-allowed',
+  'conflict',
+  'payload-too-large',
+  'rate-limited',
+  'internal',
+  'unavailable',
+]);
+
+/**
+ * A files error answer `{kind, problem, message}` → the DomainError it stands for. An answer that does not
+ * follow the format is an internal error (its status is logged, not shown).
+ */
+export function filesErrorFrom(status: number, body: unknown): DomainError {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const kind = typeof b.kind === 'string' && b.kind in ERROR_TABLE ? (b.kind as ErrorKind) : undefined;
+  if (!kind) return new DomainError('Internal', `Unexpected answer from the file service (HTTP ${status})`);
+  const problem =
+    typeof b.problem === 'string' && PROBLEM_SLUGS.has(b.problem as ProblemSlug)
+      ? (b.problem as ProblemSlug)
+      : undefined;
+  const message =
+    kind === 'Internal'
+      ? 'Internal error'
+      : typeof b.message === 'string'
+        ? b.message
+        : ERROR_TABLE[kind].title;
+  return new DomainError(kind, message, { problem });
+}

@@ -1,0 +1,40 @@
+import { loadMembershipProto, type membership } from '@flowboard/proto';
+import { createGrpcClient, unaryCall } from '@flowboard/service-kit';
+
+export const MEMBERSHIP_SERVICE = 'flowboard.membership.v1.MembershipService';
+
+/**
+ * Typed calls to membership, each with the configured deadline; the caller and request id travel in metadata
+ * from the request context. Reads retry on UNAVAILABLE (channel service config); writes never do.
+ */
+export function createMembershipClient(address: string, deadlineMs: number) {
+  const { MembershipService } = loadMembershipProto().flowboard.membership.v1;
+  const client = createGrpcClient(MembershipService, address, {
+    serviceName: MEMBERSHIP_SERVICE,
+    idempotentMethods: [
+      'AuthenticateApiKey',
+      'GetCurrentUser',
+      'BatchGetUsers',
+      'GetProject',
+      'GetProjectAccess',
+    ],
+  });
+  const options = { deadlineMs };
+  return {
+    signUp: (request: membership.SignUpRequest) => unaryCall(client, 'SignUp', request, options),
+    authenticateApiKey: (apiKey: string) =>
+      unaryCall(client, 'AuthenticateApiKey', { api_key: apiKey }, options),
+    getCurrentUser: () => unaryCall(client, 'GetCurrentUser', {}, options),
+    batchGetUsers: (ids: number[]) => unaryCall(client, 'BatchGetUsers', { ids }, options),
+    createProject: (request: membership.CreateProjectRequest) =>
+      unaryCall(client, 'CreateProject', request, options),
+    getProject: (request: membership.GetProjectRequest) => unaryCall(client, 'GetProject', request, options),
+    getProjectAccess: (projectId: number) =>
+      unaryCall(client, 'GetProjectAccess', { project_id: projectId }, options),
+    createInvite: (request: membership.CreateInviteRequest) =>
+      unaryCall(client, 'CreateInvite', request, options),
+    close: () => client.close(),
+  };
+}
+
+export type MembershipClient = ReturnType<typeof createMembershipClient>;

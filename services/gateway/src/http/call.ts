@@ -1,0 +1,66 @@
+import type { Request, Response } from 'express';
+import type { membership } from '@flowboard/proto';
+import type { ProjectAccess } from '../authz/access';
+import { parsePaging, type Paging } from '../representation/page';
+import { readBody, type RequestBody } from './body';
+import { parseEnrichments, type EnrichmentVocabulary } from './enrichments';
+import type { Format } from './negotiate';
+import type { Query } from './query';
+import type { RequestState } from './state';
+
+/** Everything a route handler may use about its request. */
+export interface Call {
+  req: Request;
+  res: Response;
+  format: Format;
+  query: Query;
+  requestId: string;
+  /** An integer path parameter (`:storyId`). */
+  id(name: string): number;
+  /** A text path parameter (`:tag(text)`). */
+  text(name: string): string;
+  /** The authenticated caller (every route but sign-up). */
+  readonly user: membership.User__Output;
+  /** The access check's result (project routes). */
+  readonly project: ProjectAccess;
+  /**
+   * The parsed body, read on first use: handlers check sub-resources first, so a missing story is 404 even when
+   * the body is bad (api-compat §3.3 order).
+   */
+  body(): Promise<RequestBody>;
+  /** `with=` for this resource; unknown names → 400. */
+  enrichments(vocabulary: EnrichmentVocabulary): ReadonlySet<string>;
+  /** `page`/`pageSize`. */
+  paging(): Paging;
+}
+
+export function createCall(req: Request, res: Response, state: RequestState, bodyLimit: number): Call {
+  const match = state.match;
+  if (match?.kind !== 'found') throw new Error('createCall needs a matched route');
+  let body: Promise<RequestBody> | undefined;
+  const param = (name: string) => {
+    const value = match.params[name];
+    if (value === undefined) throw new Error(`route ${match.route.pattern} has no parameter :${name}`);
+    return value;
+  };
+  return {
+    req,
+    res,
+    format: state.format,
+    query: state.query,
+    requestId: state.context.requestId,
+    id: (name) => Number(param(name)),
+    text: (name) => String(param(name)),
+    get user() {
+      if (!state.user) throw new Error(`route ${match.route.pattern} has no authenticated caller`);
+      return state.user;
+    },
+    get project() {
+      if (!state.project) throw new Error(`route ${match.route.pattern} declares no project access`);
+      return state.project;
+    },
+    body: () => (body ??= readBody(req, bodyLimit)),
+    enrichments: (vocabulary) => parseEnrichments(state.query.getAll('with'), vocabulary),
+    paging: () => parsePaging(state.query.get('page'), state.query.get('pageSize')),
+  };
+}

@@ -1,0 +1,37 @@
+import { optionalInteger, optionalReference, optionalString, requiredString } from './fields';
+
+describe('field readers (api-compat §1.4)', () => {
+  it('strings: numbers become strings, null is unset, objects are refused', () => {
+    expect(optionalString({ size: 5 }, 'size')).toBe('5');
+    expect(optionalString({ size: null }, 'size')).toBeUndefined();
+    expect(() => optionalString({ size: {} }, 'size')).toThrow("Field 'size' must be a string.");
+  });
+
+  it('required strings name the missing field; aliases count', () => {
+    expect(() => requiredString({ text: '  ' }, 'text')).toThrow("Field 'text' is required.");
+    expect(requiredString({ username: 'gob' }, 'userName', 'username')).toBe('gob');
+    expect(requiredString({ userName: 'a', username: 'b' }, 'userName', 'username')).toBe('a');
+  });
+
+  it('integers accept numeric strings; "" and null clear', () => {
+    expect(optionalInteger({ limit: '5' }, 'limit')).toBe(5);
+    expect(optionalInteger({ limit: '' }, 'limit')).toBeNull();
+    expect(optionalInteger({}, 'limit')).toBeUndefined();
+    expect(() => optionalInteger({ limit: '5x' }, 'limit')).toThrow(/integer/);
+    expect(() => optionalInteger({ limit: 1.5 }, 'limit')).toThrow(/integer/);
+  });
+
+  it('references: id, numeric string, {id}, names where accepted', () => {
+    const byName = { byName: true };
+    expect(optionalReference({ phase: 3 }, 'phase', byName)).toEqual({ id: 3 });
+    expect(optionalReference({ phase: '3' }, 'phase', byName)).toEqual({ id: 3 });
+    expect(optionalReference({ phase: { id: '3', name: 'x' } }, 'phase', byName)).toEqual({ id: 3 });
+    expect(optionalReference({ phase: { name: ' Working ' } }, 'phase', byName)).toEqual({ name: 'Working' });
+    expect(optionalReference({ phase: 'Working' }, 'phase', byName)).toEqual({ name: 'Working' });
+    expect(optionalReference({ phase: null }, 'phase', byName)).toBeNull();
+    expect(optionalReference({}, 'phase', byName)).toBeUndefined();
+    expect(() => optionalReference({ role: 'Members' }, 'role', { byName: false })).toThrow(/'role'/);
+    expect(() => optionalReference({ role: { name: 'x' } }, 'role', { byName: false })).toThrow(/'role'/);
+    expect(() => optionalReference({ role: 0 }, 'role', { byName: false })).toThrow(/'role'/);
+  });
+});

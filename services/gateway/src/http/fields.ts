@@ -1,0 +1,88 @@
+import { DomainError } from '@flowboard/service-kit';
+import type { Fields } from './body';
+
+/**
+ * Typed reads of request-body fields with the API's leniency (api-compat §1.4): numbers work where strings are
+ * expected and numeric strings where integers are; `null` (or an empty XML element) means "unset".
+ * Errors are 400 `invalid-field` naming the field.
+ */
+export const invalidField = (message: string) =>
+  new DomainError('InvalidArgument', message, { problem: 'invalid-field' });
+
+/** The first of several accepted spellings that is present (`userName`/`username`). */
+export function pick(fields: Fields, ...names: string[]): unknown {
+  for (const name of names) if (fields[name] !== undefined) return fields[name];
+  return undefined;
+}
+
+/** A string field, or undefined when absent or null. */
+export function optionalString(fields: Fields, name: string, ...aliases: string[]): string | undefined {
+  const value = pick(fields, name, ...aliases);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw invalidField(`Field '${name}' must be a string.`);
+}
+
+/** A string field that must be present and not blank. */
+export function requiredString(fields: Fields, name: string, ...aliases: string[]): string {
+  const value = optionalString(fields, name, ...aliases);
+  if (value === undefined || value.trim() === '') throw invalidField(`Field '${name}' is required.`);
+  return value;
+}
+
+/** An integer from a number or a numeric string; null for null or "" (clears); undefined when absent. */
+export function optionalInteger(fields: Fields, name: string): number | null | undefined {
+  const value = fields[name];
+  if (value === undefined) return undefined;
+  const n = toInteger(value);
+  if (n === undefined) throw invalidField(`Field '${name}' must be an integer.`);
+  return n;
+}
+
+function toInteger(value: unknown): number | null | undefined {
+  if (value === null || (typeof value === 'string' && value.trim() === '')) return null;
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
+  if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) {
+    const n = Number(value);
+    return Number.isSafeInteger(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+/** A reference to another resource: by id, or by name where names are accepted. */
+export type Reference = { id: number } | { name: string };
+
+/**
+ * A reference field (api-compat §1.4, §5.3): a number or numeric string is an id; another string is a name
+ * (when `byName`); an object is read by its `id`, else its `name`. null/"" → null (unset).
+ */
+export function optionalReference(
+  fields: Fields,
+  name: string,
+  options: { byName: boolean },
+): Reference | null | undefined {
+  const value = fields[name];
+  if (value === undefined) return undefined;
+  const ref = toReference(value, options.byName);
+  if (ref === undefined)
+    throw invalidField(
+      `Field '${name}' must be ${options.byName ? 'an id, a name' : 'an id'} or an object with ${options.byName ? "'id' or 'name'" : "'id'"}.`,
+    );
+  return ref;
+}
+
+function toReference(value: unknown, byName: boolean): Reference | null | undefined {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const obj = value as Fields;
+    if (obj.id !== undefined && obj.id !== null && obj.id !== '')
+      return toReference(obj.id, false) ?? undefined;
+    if (byName && typeof obj.name === 'string' && obj.name.trim() !== '') return { name: obj.name.trim() };
+    return undefined;
+  }
+  const id = toInteger(value);
+  if (id === null) return null;
+  if (id !== undefined) return id > 0 ? { id } : undefined;
+  if (byName && typeof value === 'string') return { name: value.trim() };
+  return undefined;
+}

@@ -1,0 +1,29 @@
+/**
+ * Query arguments with case-insensitive names (`apiKey`, `pagesize`), form-decoded (`+` is a space)
+ * (api-compat §1.1). Repeated arguments keep every value, in order.
+ */
+export class Query {
+  private readonly values = new Map<string, string[]>();
+
+  constructor(search: string) {
+    for (const [name, value] of new URLSearchParams(search)) {
+      const key = name.toLowerCase();
+      const list = this.values.get(key);
+      if (list) list.push(value);
+      else this.values.set(key, [value]);
+    }
+  }
+
+  /** The first value of an argument, or undefined. */
+  get(name: string): string | undefined {
+    return this.values.get(name.toLowerCase())?.[0];
+  }
+
+  getAll(name: string): string[] {
+    return this.values.get(name.toLowerCase()) ?? [];
+  }
+
+  has(name: string): boolean {
+    return this.values.has(name.toLowerCase());
+  }
+}

@@ -1,0 +1,41 @@
+import type { RequestHandler } from 'express';
+import { newRequestId, runWithContext, type Logger, type RequestContext } from '@flowboard/service-kit';
+import { initState } from './state';
+
+/** An incoming X-Request-Id is kept when it is a sane token; anything else gets a fresh id. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+const QUIET_PATHS = new Set(['/livez', '/readyz']);
+
+/**
+ * First middleware: the request id (echoed as X-Request-Id on every response), the AsyncLocalStorage context
+ * every log line and gRPC call of the request reads, and one access-log line when the response is done:
+ * method, route pattern, status, duration; never bodies, query strings or credentials.
+ */
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId =
+      typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : newRequestId();
+    const context: RequestContext = { requestId };
+    const state = initState(req, context);
+    res.setHeader('X-Request-Id', requestId);
+
+    res.once('close', () => {
+      const match = state.match;
+      const line = {
+        method: req.method,
+        route: match?.kind === 'found' ? match.route.pattern : null,
+        status: res.statusCode,
+        ms: Math.round((performance.now() - state.startedAt) * 10) / 10,
+        ...(res.writableFinished ? {} : { aborted: true }),
+      };
+      runWithContext(context, () => {
+        if (QUIET_PATHS.has(state.target.path)) logger.debug(line, 'request');
+        else logger.info(line, 'request');
+      });
+    });
+
+    runWithContext(context, () => next());
+  };
+}

@@ -1,0 +1,57 @@
+import type { Response } from 'express';
+import { PLURALS, type Dto, type PageDto, type ResourceType } from '../representation/dto';
+import { toJson } from '../representation/json';
+import { toXml } from '../representation/xml';
+import { CONTENT_TYPES, type Format } from './negotiate';
+
+/** What a route handler answers; the dispatcher writes it in the negotiated format. Every success is 200. */
+export type Reply =
+  | { kind: 'resource'; type: ResourceType; body: Dto }
+  | { kind: 'page'; type: ResourceType; body: PageDto }
+  | { kind: 'empty' }
+  /** The handler wrote the response itself (streams). */
+  | { kind: 'handled' };
+
+export const resource = (type: ResourceType, body: Dto): Reply => ({ kind: 'resource', type, body });
+export const page = (type: ResourceType, body: PageDto): Reply => ({ kind: 'page', type, body });
+export const empty = (): Reply => ({ kind: 'empty' });
+export const handled = (): Reply => ({ kind: 'handled' });
+
+export function sendReply(res: Response, reply: Reply, format: Format): void {
+  switch (reply.kind) {
+    case 'resource':
+      return sendBody(
+        res,
+        200,
+        CONTENT_TYPES[format],
+        format === 'xml' ? toXml(reply.type, reply.body) : toJson(reply.body),
+      );
+    case 'page':
+      return sendBody(
+        res,
+        200,
+        CONTENT_TYPES[format],
+        format === 'xml' ? toXml(PLURALS[reply.type], reply.body, reply.type) : toJson(reply.body),
+      );
+    case 'empty':
+      return sendEmpty(res);
+    case 'handled':
+      return;
+  }
+}
+
+/** Writes a complete body with its length; HEAD gets the same headers and no body (Node drops it). */
+export function sendBody(res: Response, status: number, contentType: string, body: string): void {
+  res.status(status);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+/** Deletes: 200, `Content-Length: 0` and no Content-Type (browser clients choke on an empty body labelled JSON). */
+export function sendEmpty(res: Response): void {
+  res.status(200);
+  res.removeHeader('Content-Type');
+  res.setHeader('Content-Length', 0);
+  res.end();
+}

@@ -1,0 +1,41 @@
+import type { IncomingMessage } from 'node:http';
+import type { membership } from '@flowboard/proto';
+import type { RequestContext } from '@flowboard/service-kit';
+import type { ProjectAccess } from '../authz/access';
+import type { Format } from './negotiate';
+import type { NormalizedTarget } from './normalize-path';
+import { Query } from './query';
+import type { RouteMatch } from './router';
+
+/** What the middleware chain learns about one request, step by step. */
+export interface RequestState {
+  context: RequestContext;
+  startedAt: number;
+  target: NormalizedTarget;
+  query: Query;
+  /** JSON until negotiation ran, so even the earliest error has a format. */
+  format: Format;
+  match?: RouteMatch;
+  user?: membership.User__Output;
+  project?: ProjectAccess;
+}
+
+const states = new WeakMap<IncomingMessage, RequestState>();
+
+export function initState(req: IncomingMessage, context: RequestContext): RequestState {
+  const state: RequestState = {
+    context,
+    startedAt: performance.now(),
+    target: { segments: [], path: '/', search: '' },
+    query: new Query(''),
+    format: 'json',
+  };
+  states.set(req, state);
+  return state;
+}
+
+export function stateOf(req: IncomingMessage): RequestState {
+  const state = states.get(req);
+  if (!state) throw new Error('request state missing: requestContext() must run first');
+  return state;
+}

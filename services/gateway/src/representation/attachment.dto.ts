@@ -1,0 +1,18 @@
+import type { Dto } from './dto';
+
+/** An attachment as the files service reports it (its internal HTTP answers use the API's field names). */
+export interface AttachmentRecord {
+  id: number;
+  fileName: string;
+  sizeInBytes: number;
+  contentType: string;
+  token: string;
+}
+
+export const attachmentDto = (a: AttachmentRecord): Dto => ({
+  id: a.id,
+  fileName: a.fileName,
+  sizeInBytes: a.sizeInBytes,
+  contentType: a.contentType,
+  token: a.token,
+});

@@ -1,0 +1,22 @@
+import type { membership } from '@flowboard/proto';
+import type { Dto } from './dto';
+
+type User = membership.User__Output;
+
+/** An embedded user (creator, owner, sender, members...): exactly `{id, name, userName, email}` (api-compat §5.1). */
+export const userRefDto = (user: User): Dto => ({
+  id: user.id,
+  name: user.name,
+  userName: user.user_name,
+  email: user.email,
+});
+
+/** The full record (`/me`, sign-up, member pages) adds `bio` and `createTime`. */
+export const userDto = (user: User): Dto => ({
+  ...userRefDto(user),
+  bio: user.bio,
+  createTime: user.create_time,
+});
+
+/** Sign-up answers the full record plus the first API key, last. */
+export const signedUpUserDto = (user: User, apiKey: string): Dto => ({ ...userDto(user), apiKey });

@@ -1,0 +1,22 @@
+import { PLURALS, type ResourceType } from './dto';
+
+/**
+ * The element name of one item of an array property (api-compat §2: `members/user`, `phases/phase`, ...).
+ * Plural resource names map to their singular; `members` holds users. `items` (the page envelope) is named by
+ * the page's own type, so it is passed in by the caller.
+ */
+const ITEM_ELEMENT: ReadonlyMap<string, string> = new Map<string, string>([
+  ...Object.entries(PLURALS).map(([singular, plural]) => [plural, singular] as [string, string]),
+  ['members', 'user'],
+]);
+
+export function itemElementFor(property: string, pageItem?: ResourceType): string {
+  if (property === 'items' && pageItem) return pageItem;
+  const name = ITEM_ELEMENT.get(property);
+  if (!name) throw new Error(`No XML item element is defined for array property '${property}'`);
+  return name;
+}
+
+/** Array properties of request bodies whose XML children are items (`<tags><tag>x</tag></tags>`). */
+export const isArrayProperty = (property: string): boolean =>
+  property === 'items' || ITEM_ELEMENT.has(property);

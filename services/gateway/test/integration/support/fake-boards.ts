@@ -1,0 +1,92 @@
+import { loadBoardsProto, type boards } from '@flowboard/proto';
+import {
+  DomainError,
+  requireUser,
+  unary,
+  type GrpcServiceRegistration,
+  type Logger,
+} from '@flowboard/service-kit';
+import { Calls } from './calls';
+
+const DEFAULT_PHASES: Array<[string, string]> = [
+  ['Backlog', 'Stories that will be worked on someday'],
+  ['Ready', 'Stories that are ready to be worked on'],
+  ['Working', 'Stories that are currently being worked on'],
+  ['Complete', 'Stories that have been completed'],
+  ['Archive', 'Stories that are history'],
+];
+
+/** An in-memory boards service: default phases per project, stories numbered per project. */
+export class FakeBoards {
+  readonly calls = new Calls();
+  readonly phases = new Map<number, boards.Phase__Output[]>();
+  readonly stories = new Map<string, boards.Story__Output>();
+  private nextId: number;
+
+  constructor(idBase: number) {
+    this.nextId = idBase;
+  }
+
+  board(projectId: number): boards.Phase__Output[] {
+    let phases = this.phases.get(projectId);
+    if (!phases) {
+      phases = DEFAULT_PHASES.map(([name, description], index) => ({
+        id: ++this.nextId,
+        name,
+        description,
+        index,
+        limit: index === 2 ? 3 : 0,
+      }));
+      this.phases.set(projectId, phases);
+    }
+    return phases;
+  }
+
+  registration(logger: Logger): GrpcServiceRegistration {
+    const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
+    const h = <Req, Res>(name: string, fn: (req: Req, userId: number) => Promise<Res>) =>
+      unary<Req, Res>(logger, async (req, ctx) => {
+        this.calls.record(name, ctx);
+        return fn(req, requireUser(ctx));
+      });
+    const implementation: boards.BoardsServiceHandlers = {
+      CreateBoard: h('CreateBoard', async (req: boards.CreateBoardRequest__Output) => ({
+        phases: this.board(req.project_id),
+      })),
+      ListPhases: h('ListPhases', async (req: boards.ListPhasesRequest__Output) => ({
+        phases: this.board(req.project_id),
+      })),
+      CreateStory: h('CreateStory', async (req: boards.CreateStoryRequest__Output, userId) => {
+        const phases = this.board(req.project_id);
+        const phase = req.phase_id ? phases.find((p) => p.id === req.phase_id) : phases[0];
+        if (!phase)
+          throw new DomainError('InvalidArgument', 'Unknown phase.', { problem: 'invalid-reference' });
+        const id = [...this.stories.values()].filter((s) => s.project_id === req.project_id).length + 1;
+        const story: boards.Story__Output = {
+          project_id: req.project_id,
+          id,
+          text: req.text,
+          details: req.details,
+          size: req.size,
+          priority: req.priority,
+          color: req.color || 'grey',
+          deadline: req.deadline,
+          status: phase.index === 0 ? 'planned' : 'started',
+          blocked_reason: '',
+          phase: { id: phase.id, name: phase.name },
+          creator_id: userId,
+          owner_id: 0,
+          create_time: '2011-02-17T20:01:40',
+        };
+        this.stories.set(`${req.project_id}:${id}`, story);
+        return { story };
+      }),
+      GetStory: h('GetStory', async (req: boards.GetStoryRequest__Output) => {
+        const story = this.stories.get(`${req.project_id}:${req.story_id}`);
+        if (!story) throw new DomainError('NotFound', 'Story not found.');
+        return { story };
+      }),
+    };
+    return { name: 'flowboard.boards.v1.BoardsService', definition: BoardsService.service, implementation };
+  }
+}

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { loadMembershipProto, type membership } from '@flowboard/proto';
+import { DomainError, requireUser, unary, type Logger } from '@flowboard/service-kit';
+import type { GrpcServiceRegistration } from '@flowboard/service-kit';
+import { Calls } from './calls';
+
+type User = membership.User__Output;
+type Access = membership.Access__Output;
+
+interface FakeProject {
+  project: membership.Project__Output;
+  roles: membership.Role__Output[];
+  access: Map<number, Access>; // userId → access (owner: ACCESS_ADMIN)
+}
+
+/** An in-memory membership service with canned behaviour and call counters. */
+export class FakeMembership {
+  readonly calls = new Calls();
+  readonly users = new Map<number, User>();
+  readonly keys = new Map<string, number>();
+  readonly projects = new Map<number, FakeProject>();
+  private nextId: number;
+
+  constructor(idBase: number) {
+    this.nextId = idBase;
+  }
+
+  addUser(name: string): { user: User; key: string } {
+    const id = ++this.nextId;
+    const user: User = {
+      id,
+      name,
+      user_name: name.toLowerCase().replace(/\W/g, ''),
+      email: `${id}@example.test`,
+      bio: '',
+      create_time: '2011-02-17T18:47:16',
+    };
+    const key = randomBytes(16).toString('hex');
+    this.users.set(id, user);
+    this.keys.set(key, id);
+    return { user, key };
+  }
+
+  addProject(owner: User, name: string): FakeProject {
+    const id = ++this.nextId;
+    const fake: FakeProject = {
+      project: {
+        id,
+        name,
+        description: 'I can see myself marinating a chicken in that.',
+        details: 'Markdown *details*',
+        create_time: '2011-02-17T18:47:16',
+        owner,
+      },
+      roles: [
+        { id: ++this.nextId, name: 'Administrators', access: 'ACCESS_ADMIN', members: [owner] },
+        { id: ++this.nextId, name: 'Members', access: 'ACCESS_READWRITE', members: [] },
+      ],
+      access: new Map([[owner.id, 'ACCESS_ADMIN']]),
+    };
+    this.projects.set(id, fake);
+    return fake;
+  }
+
+  grant(project: FakeProject, user: User, access: Access): void {
+    project.access.set(user.id, access);
+  }
+
+  registration(logger: Logger): GrpcServiceRegistration {
+    const { MembershipService } = loadMembershipProto().flowboard.membership.v1;
+    const h = <Req, Res>(name: string, fn: (req: Req, userId: () => number) => Promise<Res>) =>
+      unary<Req, Res>(logger, async (req, ctx) => {
+        this.calls.record(name, ctx);
+        return fn(req, () => requireUser(ctx));
+      });
+    const implementation: membership.MembershipServiceHandlers = {
+      SignUp: h('SignUp', async (req: membership.SignUpRequest__Output) => {
+        if (!req.user_name || !req.email)
+          throw new DomainError('InvalidArgument', 'userName and email are required');
+        const { user, key } = this.addUser(req.name || req.user_name);
+        Object.assign(user, { user_name: req.user_name, email: req.email, name: req.name || req.user_name });
+        return { user, api_key: key };
+      }),
+      AuthenticateApiKey: h(
+        'AuthenticateApiKey',
+        async (req: membership.AuthenticateApiKeyRequest__Output) => {
+          const id = this.keys.get(req.api_key);
+          if (id === undefined) throw new DomainError('Unauthenticated', 'unknown key');
+          return { user: this.users.get(id) };
+        },
+      ),
+      GetCurrentUser: h('GetCurrentUser', async (_req, userId) => ({ user: this.users.get(userId()) })),
+      BatchGetUsers: h('BatchGetUsers', async (req: membership.BatchGetUsersRequest__Output) => ({
+        users: req.ids.map((id) => this.users.get(id)).filter((u): u is User => Boolean(u)),
+      })),
+      CreateProject: h('CreateProject', async (req: membership.CreateProjectRequest__Output, userId) => {
+        const owner = this.users.get(userId()) as User;
+        const fake = this.addProject(owner, req.name);
+        Object.assign(fake.project, { description: req.description, details: req.details });
+        return { project: fake.project };
+      }),
+      GetProject: h('GetProject', async (req: membership.GetProjectRequest__Output, userId) => {
+        const fake = this.visible(req.project_id, userId());
+        return {
+          project: fake.project,
+          roles: req.include_roles ? fake.roles : [],
+          members: req.include_members
+            ? [...fake.access.keys()].map((id) => this.users.get(id)).filter((u): u is User => Boolean(u))
+            : [],
+        };
+      }),
+      GetProjectAccess: h(
+        'GetProjectAccess',
+        async (req: membership.GetProjectAccessRequest__Output, userId) => {
+          const fake = this.visible(req.project_id, userId());
+          const isOwner = fake.project.owner?.id === userId();
+          return {
+            access: fake.access.get(userId()),
+            is_owner: isOwner,
+            project_id: fake.project.id,
+            project_name: fake.project.name,
+          };
+        },
+      ),
+      CreateInvite: h('CreateInvite', async (req: membership.CreateInviteRequest__Output, userId) => {
+        const fake = this.visible(req.project_id, userId());
+        const role = fake.roles.find((r) => r.id === req.role_id);
+        if (!role)
+          throw new DomainError('InvalidArgument', 'Unknown role.', { problem: 'invalid-reference' });
+        return {
+          invite: {
+            id: ++this.nextId,
+            create_time: '2011-02-18T14:24:42',
+            email: req.email,
+            token: randomBytes(16).toString('hex'),
+            sender: this.users.get(userId()),
+            role: { id: role.id, name: role.name },
+          },
+        };
+      }),
+    };
+    return {
+      name: 'flowboard.membership.v1.MembershipService',
+      definition: MembershipService.service,
+      implementation,
+    };
+  }
+
+  private visible(projectId: number, userId: number): FakeProject {
+    const fake = this.projects.get(projectId);
+    if (!fake || !fake.access.has(userId)) throw new DomainError('NotFound', 'Project not found.');
+    return fake;
+  }
+}

@@ -1,0 +1,128 @@
+import { AsyncResource } from 'node:async_hooks';
+import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging';
+import { createPool, OutboxRelay } from '@flowboard/pg-kit';
+import { loadMembershipProto } from '@flowboard/proto';
+import { createGrpcServer, createLogger, type Logger } from '@flowboard/service-kit';
+import { createAuthenticateApiKey } from './application/authenticate-api-key';
+import { createBatchGetUsers } from './application/batch-get-users';
+import { createCreateInvite } from './application/create-invite';
+import { createCreateProject } from './application/create-project';
+import { createGetCurrentUser } from './application/get-current-user';
+import { createGetProject } from './application/get-project';
+import { createGetProjectAccess } from './application/get-project-access';
+import { createSignUp } from './application/sign-up';
+import type { MembershipConfig } from './config';
+import { PgDatabase } from './db/database';
+import { createMembershipHandlers } from './grpc/membership.handlers';
+import { TopicEnsuringPublisher } from './messaging/topic-ensuring-publisher';
+
+export const SERVICE_NAME = 'flowboard.membership.v1.MembershipService';
+
+export interface MembershipApp {
+  /** Serves gRPC and starts the outbox relay; resolves to the bound port (0 in the config = any free port). */
+  start(): Promise<number>;
+  /** Drains gRPC calls, stops the relay, closes Kafka and PostgreSQL. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/** How long shutdown lets an outbox pass finish before abandoning it (an unreachable broker retries for minutes). */
+const RELAY_GRACE_MS = 3_000;
+/** Bound for each later shutdown step, so stop() always ends within the grace period of runService. */
+const STEP_TIMEOUT_MS = 5_000;
+
+/** Resolves true when `promise` settles within `ms`, false otherwise. */
+const settlesWithin = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => setTimeout(resolve, ms, false).unref()),
+  ]);
+
+/** The composition root: pool, repositories, use cases, gRPC server and outbox relay. */
+export function createApp(config: MembershipConfig, options: { logger?: Logger } = {}): MembershipApp {
+  const logger = options.logger ?? createLogger('membership', config.LOG_LEVEL);
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    applicationName: 'membership',
+  });
+  pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL client failed'));
+
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'membership', logger });
+  // Kafka is never needed to start or to answer a call: topics are ensured on first publish.
+  const publisher = new TopicEnsuringPublisher(new KafkaPublisher(kafka), (topics) =>
+    ensureTopics(kafka, topics),
+  );
+  const relay = new OutboxRelay({
+    pool,
+    schema: config.DB_SCHEMA,
+    publisher,
+    logger,
+    intervalMs: config.OUTBOX_INTERVAL_MS,
+  });
+
+  // Bound here, outside any request: relay passes woken by a request must not run (and log) in its context.
+  const wakeRelay = AsyncResource.bind(() => relay.wake());
+
+  const db = new PgDatabase(pool, config.DB_SCHEMA);
+  const handlers = createMembershipHandlers(
+    {
+      signUp: createSignUp({ db, enabled: config.SIGNUP_ENABLED }),
+      authenticateApiKey: createAuthenticateApiKey({ db }),
+      getCurrentUser: createGetCurrentUser({ db }),
+      batchGetUsers: createBatchGetUsers({ db }),
+      createProject: createCreateProject({ db }),
+      getProject: createGetProject({ db }),
+      getProjectAccess: createGetProjectAccess({ db }),
+      createInvite: createCreateInvite({ db, inviteTtlDays: config.INVITE_TTL_DAYS, signal: wakeRelay }),
+    },
+    logger,
+  );
+
+  const proto = loadMembershipProto();
+  const server = createGrpcServer({
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    logger,
+    services: [
+      {
+        name: SERVICE_NAME,
+        definition: proto.flowboard.membership.v1.MembershipService.service,
+        implementation: handlers,
+      },
+    ],
+  });
+
+  let stopping: Promise<void> | undefined;
+
+  return {
+    async start() {
+      const port = await server.start();
+      relay.start();
+      return port;
+    },
+
+    stop() {
+      stopping ??= (async () => {
+        await server.stop();
+        const relayStopped = relay.stop();
+        if (!(await settlesWithin(relayStopped, RELAY_GRACE_MS))) {
+          logger.warn(
+            'outbox relay still publishing at shutdown (Kafka unreachable?); its batch stays in the outbox',
+          );
+        }
+        // Fails a pass stuck on an unreachable broker, so it releases its connection; its rows are sent after restart.
+        publisher.close();
+        const released = await settlesWithin(relayStopped, STEP_TIMEOUT_MS);
+        if (!(await settlesWithin(publisher.disconnect(), STEP_TIMEOUT_MS)))
+          logger.warn('Kafka producer did not disconnect in time');
+        // pool.end() waits for checked-out clients; a relay pass still holding one would keep it waiting.
+        if (released) await pool.end();
+        logger.info('membership stopped');
+      })();
+      return stopping;
+    },
+  };
+}

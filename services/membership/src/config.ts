@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { env } from '@flowboard/service-kit';
+
+/** Every environment variable the membership service reads, parsed once at start-up. */
+export const configSchema = z.object({
+  GRPC_PORT: env.port(50052),
+  GRPC_HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: env.url(),
+  DB_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
+    .default('membership'),
+  KAFKA_BROKERS: env.list(),
+  /** Sign-up (POST /api/v1/users) can be switched off; the RPC then answers NOT_FOUND. */
+  SIGNUP_ENABLED: env.bool(true),
+  INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
+  /** How often the outbox relay looks for unpublished events (it is also woken after each invite). */
+  OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
+  LOG_LEVEL: env.logLevel(),
+});
+
+export type MembershipConfig = z.infer<typeof configSchema>;
+
+/** The subset the migration CLI needs. */
+export const migrateConfigSchema = configSchema.pick({ DATABASE_URL: true, DB_SCHEMA: true });

@@ -1,0 +1,43 @@
+import type { Queryable } from '@flowboard/pg-kit';
+import type { Invite, InviteRepository } from '../application/ports';
+import { toInvite, type InviteRow } from './rows';
+
+const INVITE_COLUMNS = 'id, project_id, role_id, email, token, sender_id, created_at, expires_at';
+
+export class PgInviteRepository implements InviteRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async lockAddress(projectId: number, email: string): Promise<void> {
+    // A transaction-scoped advisory lock: a second invite for the same address waits, then sees the first.
+    await this.db.query(
+      "SELECT pg_advisory_xact_lock(hashtextextended('membership.invite:' || $1 || ':' || lower($2), 0))",
+      [projectId, email],
+    );
+  }
+
+  async hasPending(projectId: number, email: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM invites
+                       WHERE project_id = $1 AND lower(email) = lower($2) AND expires_at > now()) AS found`,
+      [projectId, email],
+    );
+    return rows[0]?.found === true;
+  }
+
+  async insert(invite: {
+    projectId: number;
+    roleId: number;
+    email: string;
+    token: string;
+    senderId: number;
+    ttlDays: number;
+  }): Promise<Invite> {
+    const { rows } = await this.db.query<InviteRow>(
+      `INSERT INTO invites (project_id, role_id, email, token, sender_id, expires_at)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(days => $6))
+       RETURNING ${INVITE_COLUMNS}`,
+      [invite.projectId, invite.roleId, invite.email, invite.token, invite.senderId, invite.ttlDays],
+    );
+    return toInvite(rows[0] as InviteRow);
+  }
+}

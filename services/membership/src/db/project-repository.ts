@@ -1,0 +1,84 @@
+import type { Queryable } from '@flowboard/pg-kit';
+import type { Project, ProjectRepository, User } from '../application/ports';
+import type { MembershipFacts } from '../domain/access';
+import type { NewProject } from '../domain/project';
+import {
+  PROJECT_COLUMNS,
+  toAccess,
+  toProject,
+  toUser,
+  USER_COLUMNS,
+  type ProjectRow,
+  type UserRow,
+} from './rows';
+
+/** Everyone who is a member of project $1: the owner, direct members and role members. */
+const MEMBER_IDS = `
+  SELECT owner_id AS user_id FROM projects WHERE id = $1
+  UNION SELECT user_id FROM project_members WHERE project_id = $1
+  UNION SELECT rm.user_id FROM role_members rm JOIN roles r ON r.id = rm.role_id WHERE r.project_id = $1`;
+
+export class PgProjectRepository implements ProjectRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(project: NewProject & { ownerId: number }): Promise<Project> {
+    const { rows } = await this.db.query<ProjectRow>(
+      `INSERT INTO projects AS p (name, description, details, owner_id) VALUES ($1, $2, $3, $4) RETURNING ${PROJECT_COLUMNS}`,
+      [project.name, project.description, project.details, project.ownerId],
+    );
+    return toProject(rows[0] as ProjectRow);
+  }
+
+  async addMember(projectId: number, userId: number): Promise<void> {
+    await this.db.query(
+      'INSERT INTO project_members (project_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [projectId, userId],
+    );
+  }
+
+  /**
+   * One round trip, three index probes: projects by primary key, project_members by its primary key, and the
+   * caller's role memberships (role_members_user_idx) joined to roles by primary key.
+   */
+  async findWithMembership(
+    projectId: number,
+    userId: number,
+  ): Promise<{ project: Project; facts: MembershipFacts } | undefined> {
+    const { rows } = await this.db.query<ProjectRow & { is_project_member: boolean; role_access: string[] }>(
+      `SELECT ${PROJECT_COLUMNS},
+              EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.user_id = $2) AS is_project_member,
+              ARRAY(SELECT r.access FROM role_members rm JOIN roles r ON r.id = rm.role_id
+                     WHERE rm.user_id = $2 AND r.project_id = p.id) AS role_access
+         FROM projects p
+        WHERE p.id = $1`,
+      [projectId, userId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      project: toProject(row),
+      facts: {
+        isOwner: row.owner_id === userId,
+        isProjectMember: row.is_project_member,
+        roleAccess: row.role_access.map(toAccess),
+      },
+    };
+  }
+
+  async listMembers(projectId: number): Promise<User[]> {
+    const { rows } = await this.db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (${MEMBER_IDS}) ORDER BY u.id`,
+      [projectId],
+    );
+    return rows.map(toUser);
+  }
+
+  async hasMemberWithEmail(projectId: number, email: string): Promise<boolean> {
+    // At most one user has the address (users_email_lower_key); then: is that user a member?
+    const { rows } = await this.db.query<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM users u WHERE lower(u.email) = lower($2) AND u.id IN (${MEMBER_IDS})) AS found`,
+      [projectId, email],
+    );
+    return rows[0]?.found === true;
+  }
+}

@@ -1,0 +1,58 @@
+import type { Queryable } from '@flowboard/pg-kit';
+import type { Role, RoleRepository, RoleWithMembers } from '../application/ports';
+import type { AccessLevel } from '../domain/access';
+import { toRole, toUser, USER_COLUMNS, type RoleRow, type UserRow } from './rows';
+
+export class PgRoleRepository implements RoleRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(role: { projectId: number; name: string; access: AccessLevel }): Promise<Role> {
+    const { rows } = await this.db.query<RoleRow>(
+      'INSERT INTO roles (project_id, name, access) VALUES ($1, $2, $3) RETURNING id, project_id, name, access',
+      [role.projectId, role.name, role.access],
+    );
+    return toRole(rows[0] as RoleRow);
+  }
+
+  /** Joining a role also makes the user a direct project member (api-compat §5.7: leaving the role keeps them one). */
+  async addMember(roleId: number, userId: number): Promise<void> {
+    await this.db.query(
+      `WITH joined AS (
+         INSERT INTO role_members (role_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING role_id
+       )
+       INSERT INTO project_members (project_id, user_id)
+       SELECT r.project_id, $2 FROM roles r WHERE r.id = $1
+       ON CONFLICT DO NOTHING`,
+      [roleId, userId],
+    );
+  }
+
+  async findInProject(projectId: number, roleId: number): Promise<Role | undefined> {
+    const { rows } = await this.db.query<RoleRow>(
+      'SELECT id, project_id, name, access FROM roles WHERE id = $1 AND project_id = $2',
+      [roleId, projectId],
+    );
+    return rows[0] && toRole(rows[0]);
+  }
+
+  async listWithMembers(projectId: number): Promise<RoleWithMembers[]> {
+    const [roles, members] = await Promise.all([
+      this.db.query<RoleRow>(
+        'SELECT id, project_id, name, access FROM roles WHERE project_id = $1 ORDER BY id',
+        [projectId],
+      ),
+      this.db.query<UserRow & { role_id: number }>(
+        `SELECT rm.role_id, ${USER_COLUMNS}
+           FROM roles r JOIN role_members rm ON rm.role_id = r.id JOIN users u ON u.id = rm.user_id
+          WHERE r.project_id = $1
+          ORDER BY u.id`,
+        [projectId],
+      ),
+    ]);
+    const byRole = new Map<number, RoleWithMembers>(
+      roles.rows.map((r) => [r.id, { ...toRole(r), members: [] }]),
+    );
+    for (const row of members.rows) byRole.get(row.role_id)?.members.push(toUser(row));
+    return [...byRole.values()];
+  }
+}

@@ -1,0 +1,85 @@
+import { isAccessLevel, type AccessLevel } from '../domain/access';
+import type { Invite, Project, Role, User } from '../application/ports';
+
+/** Column lists and row → record mapping, shared by the repositories. */
+export const USER_COLUMNS = 'u.id, u.name, u.user_name, u.email, u.bio, u.created_at';
+
+export interface UserRow {
+  id: number;
+  name: string;
+  user_name: string;
+  email: string;
+  bio: string;
+  created_at: Date;
+}
+
+export const toUser = (r: UserRow): User => ({
+  id: r.id,
+  name: r.name,
+  userName: r.user_name,
+  email: r.email,
+  bio: r.bio,
+  createdAt: r.created_at,
+});
+
+export const PROJECT_COLUMNS = 'p.id, p.name, p.description, p.details, p.owner_id, p.created_at';
+
+export interface ProjectRow {
+  id: number;
+  name: string;
+  description: string;
+  details: string;
+  owner_id: number;
+  created_at: Date;
+}
+
+export const toProject = (r: ProjectRow): Project => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  details: r.details,
+  ownerId: r.owner_id,
+  createdAt: r.created_at,
+});
+
+export interface RoleRow {
+  id: number;
+  project_id: number;
+  name: string;
+  access: string;
+}
+
+export function toAccess(value: string): AccessLevel {
+  // The column has a CHECK constraint; anything else means the schema and the code disagree.
+  if (!isAccessLevel(value)) throw new Error(`unexpected access level in the database: ${value}`);
+  return value;
+}
+
+export const toRole = (r: RoleRow): Role => ({
+  id: r.id,
+  projectId: r.project_id,
+  name: r.name,
+  access: toAccess(r.access),
+});
+
+export interface InviteRow {
+  id: number;
+  project_id: number;
+  role_id: number;
+  email: string;
+  token: string;
+  sender_id: number;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export const toInvite = (r: InviteRow): Invite => ({
+  id: r.id,
+  projectId: r.project_id,
+  roleId: r.role_id,
+  email: r.email,
+  token: r.token,
+  senderId: r.sender_id,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+});

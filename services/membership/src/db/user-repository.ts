@@ -1,0 +1,56 @@
+import { isPgError, PG_UNIQUE_VIOLATION, type Queryable } from '@flowboard/pg-kit';
+import { DomainError } from '@flowboard/service-kit';
+import type { User, UserRepository } from '../application/ports';
+import type { NewUser } from '../domain/user';
+import { toUser, USER_COLUMNS, type UserRow } from './rows';
+
+// Unique indexes (0001_init.sql) → the request field they protect.
+const UNIQUE_FIELDS: Record<string, string> = {
+  users_user_name_lower_key: 'userName',
+  users_email_lower_key: 'email',
+};
+
+export class PgUserRepository implements UserRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(user: NewUser): Promise<User> {
+    try {
+      const { rows } = await this.db.query<UserRow>(
+        `INSERT INTO users AS u (name, user_name, email) VALUES ($1, $2, $3) RETURNING ${USER_COLUMNS}`,
+        [user.name, user.userName, user.email],
+      );
+      return toUser(rows[0] as UserRow);
+    } catch (err) {
+      const field = isPgError(err, PG_UNIQUE_VIOLATION)
+        ? UNIQUE_FIELDS[(err as { constraint?: string }).constraint ?? '']
+        : undefined;
+      if (field)
+        throw new DomainError('AlreadyExists', `A user with this ${field} already exists.`, { cause: err });
+      throw err;
+    }
+  }
+
+  async findById(id: number): Promise<User | undefined> {
+    const { rows } = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [
+      id,
+    ]);
+    return rows[0] && toUser(rows[0]);
+  }
+
+  async findByIds(ids: number[]): Promise<User[]> {
+    const { rows } = await this.db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY($1::bigint[]) ORDER BY u.id`,
+      [ids],
+    );
+    return rows.map(toUser);
+  }
+
+  async findByApiKeyHash(keyHash: string): Promise<User | undefined> {
+    const { rows } = await this.db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.key_hash = $1 AND k.enabled AND u.enabled`,
+      [keyHash],
+    );
+    return rows[0] && toUser(rows[0]);
+  }
+}

@@ -1,0 +1,37 @@
+import { DomainError } from '@flowboard/service-kit';
+import { MAX_NAME_LENGTH } from './user';
+import type { AccessLevel } from './access';
+
+/** Long free text (description, details) is capped at 100,000 characters (api-compat §1.5). */
+export const MAX_LONG_TEXT = 100_000;
+
+export interface NewProject {
+  name: string;
+  description: string;
+  details: string;
+}
+
+/** The roles every new project starts with; the owner joins the first. */
+export const DEFAULT_ROLES: ReadonlyArray<{ name: string; access: AccessLevel; ownerJoins: boolean }> = [
+  { name: 'Administrators', access: 'admin', ownerJoins: true },
+  { name: 'Members', access: 'readwrite', ownerJoins: false },
+];
+
+const invalid = (message: string) =>
+  new DomainError('InvalidArgument', message, { problem: 'invalid-field' });
+
+export function parseNewProject(input: {
+  name?: string;
+  description?: string;
+  details?: string;
+}): NewProject {
+  const name = (input.name ?? '').trim();
+  if (!name) throw invalid("'name' is required.");
+  if (name.length > MAX_NAME_LENGTH) throw invalid(`'name' must be at most ${MAX_NAME_LENGTH} characters.`);
+  const description = input.description ?? '';
+  const details = input.details ?? '';
+  if (description.length > MAX_LONG_TEXT)
+    throw invalid(`'description' must be at most ${MAX_LONG_TEXT} characters.`);
+  if (details.length > MAX_LONG_TEXT) throw invalid(`'details' must be at most ${MAX_LONG_TEXT} characters.`);
+  return { name, description, details };
+}

@@ -1,0 +1,213 @@
+import { DomainError } from '@flowboard/service-kit';
+import type {
+  Database,
+  Invite,
+  OutboxMessage,
+  Project,
+  Repositories,
+  Role,
+  RoleWithMembers,
+  User,
+} from '../../src/application/ports';
+import type { AccessLevel, MembershipFacts } from '../../src/domain/access';
+import type { NewProject } from '../../src/domain/project';
+import type { NewUser } from '../../src/domain/user';
+
+interface State {
+  users: Array<User & { enabled: boolean }>;
+  apiKeys: Array<{ id: number; userId: number; keyHash: string; hint: string; enabled: boolean }>;
+  projects: Project[];
+  projectMembers: Array<{ projectId: number; userId: number }>;
+  roles: Role[];
+  roleMembers: Array<{ roleId: number; userId: number }>;
+  invites: Invite[];
+  outbox: OutboxMessage[];
+  nextId: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The Database port in memory, for use-case tests. Transactions work on a copy of the state that replaces
+ * the original only when the callback succeeds, so rollback is observable too.
+ */
+export class InMemoryDatabase implements Database {
+  state: State = {
+    users: [],
+    apiKeys: [],
+    projects: [],
+    projectMembers: [],
+    roles: [],
+    roleMembers: [],
+    invites: [],
+    outbox: [],
+    nextId: 1,
+  };
+  now = new Date('2025-01-02T03:04:05.678Z');
+
+  get repos(): Repositories {
+    return this.repositories(() => this.state);
+  }
+
+  async transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T> {
+    const copy = structuredClone(this.state);
+    const result = await fn(this.repositories(() => copy));
+    this.state = copy;
+    return result;
+  }
+
+  private repositories(s: () => State): Repositories {
+    const id = () => s().nextId++;
+    const strip = (u: User & { enabled?: boolean }): User => {
+      const { enabled: _enabled, ...user } = u;
+      return user;
+    };
+    const memberIds = (projectId: number): Set<number> => {
+      const st = s();
+      const ids = new Set<number>();
+      const project = st.projects.find((p) => p.id === projectId);
+      if (project) ids.add(project.ownerId);
+      st.projectMembers.filter((m) => m.projectId === projectId).forEach((m) => ids.add(m.userId));
+      const roleIds = new Set(st.roles.filter((r) => r.projectId === projectId).map((r) => r.id));
+      st.roleMembers.filter((m) => roleIds.has(m.roleId)).forEach((m) => ids.add(m.userId));
+      return ids;
+    };
+    const byId = <T extends { id: number }>(a: T, b: T) => a.id - b.id;
+
+    return {
+      users: {
+        insert: async (user: NewUser) => {
+          const st = s();
+          if (st.users.some((u) => u.userName.toLowerCase() === user.userName.toLowerCase())) {
+            throw new DomainError('AlreadyExists', 'A user with this userName already exists.');
+          }
+          if (st.users.some((u) => u.email.toLowerCase() === user.email.toLowerCase())) {
+            throw new DomainError('AlreadyExists', 'A user with this email already exists.');
+          }
+          const created = { id: id(), ...user, bio: '', createdAt: this.now, enabled: true };
+          st.users.push(created);
+          return strip(created);
+        },
+        findById: async (userId) => {
+          const u = s().users.find((x) => x.id === userId);
+          return u && strip(u);
+        },
+        findByIds: async (ids) =>
+          s()
+            .users.filter((u) => ids.includes(u.id))
+            .sort(byId)
+            .map(strip),
+        findByApiKeyHash: async (hash) => {
+          const key = s().apiKeys.find((k) => k.keyHash === hash && k.enabled);
+          const u = key && s().users.find((x) => x.id === key.userId && x.enabled);
+          return u && strip(u);
+        },
+      },
+      apiKeys: {
+        insert: async (key) => {
+          const row = { id: id(), ...key, enabled: true };
+          s().apiKeys.push(row);
+          return { id: row.id };
+        },
+      },
+      projects: {
+        insert: async (p: NewProject & { ownerId: number }) => {
+          const project = { id: id(), ...p, createdAt: this.now };
+          s().projects.push(project);
+          return project;
+        },
+        addMember: async (projectId, userId) => {
+          const st = s();
+          if (!st.projectMembers.some((m) => m.projectId === projectId && m.userId === userId)) {
+            st.projectMembers.push({ projectId, userId });
+          }
+        },
+        findWithMembership: async (projectId, userId) => {
+          const st = s();
+          const project = st.projects.find((p) => p.id === projectId);
+          if (!project) return undefined;
+          const roleIds = new Set(st.roleMembers.filter((m) => m.userId === userId).map((m) => m.roleId));
+          const facts: MembershipFacts = {
+            isOwner: project.ownerId === userId,
+            isProjectMember: st.projectMembers.some((m) => m.projectId === projectId && m.userId === userId),
+            roleAccess: st.roles
+              .filter((r) => r.projectId === projectId && roleIds.has(r.id))
+              .map((r) => r.access),
+          };
+          return { project, facts };
+        },
+        listMembers: async (projectId) => {
+          const ids = memberIds(projectId);
+          return s()
+            .users.filter((u) => ids.has(u.id))
+            .sort(byId)
+            .map(strip);
+        },
+        hasMemberWithEmail: async (projectId, email) => {
+          const ids = memberIds(projectId);
+          return s().users.some((u) => ids.has(u.id) && u.email.toLowerCase() === email.toLowerCase());
+        },
+      },
+      roles: {
+        insert: async (role: { projectId: number; name: string; access: AccessLevel }) => {
+          const created = { id: id(), ...role };
+          s().roles.push(created);
+          return created;
+        },
+        addMember: async (roleId, userId) => {
+          const st = s();
+          if (!st.roleMembers.some((m) => m.roleId === roleId && m.userId === userId))
+            st.roleMembers.push({ roleId, userId });
+          const role = st.roles.find((r) => r.id === roleId);
+          if (role && !st.projectMembers.some((m) => m.projectId === role.projectId && m.userId === userId)) {
+            st.projectMembers.push({ projectId: role.projectId, userId });
+          }
+        },
+        findInProject: async (projectId, roleId) =>
+          s().roles.find((r) => r.id === roleId && r.projectId === projectId),
+        listWithMembers: async (projectId): Promise<RoleWithMembers[]> => {
+          const st = s();
+          return st.roles
+            .filter((r) => r.projectId === projectId)
+            .sort(byId)
+            .map((r) => {
+              const ids = new Set(st.roleMembers.filter((m) => m.roleId === r.id).map((m) => m.userId));
+              return {
+                ...r,
+                members: st.users
+                  .filter((u) => ids.has(u.id))
+                  .sort(byId)
+                  .map(strip),
+              };
+            });
+        },
+      },
+      invites: {
+        lockAddress: async () => undefined,
+        hasPending: async (projectId, email) =>
+          s().invites.some(
+            (i) =>
+              i.projectId === projectId &&
+              i.email.toLowerCase() === email.toLowerCase() &&
+              i.expiresAt > this.now,
+          ),
+        insert: async (invite) => {
+          const { ttlDays, ...fields } = invite;
+          const created = {
+            id: id(),
+            ...fields,
+            createdAt: this.now,
+            expiresAt: new Date(this.now.getTime() + ttlDays * DAY_MS),
+          };
+          s().invites.push(created);
+          return created;
+        },
+      },
+      outbox: {
+        enqueue: async (message) => {
+          s().outbox.push(message);
+        },
+      },
+    };
+  }
+}

@@ -1,0 +1,163 @@
+import { status } from '@grpc/grpc-js';
+import { inviteCreatedV1, parseEvent, type Envelope, type InviteCreatedV1 } from '@flowboard/events';
+import { createKafka, ensureTopics } from '@flowboard/messaging';
+import type { membership } from '@flowboard/proto';
+import { createLogger } from '@flowboard/service-kit';
+import { uniqueSuffix, waitFor } from '@flowboard/testing';
+import { codeOf, startHarness, type Harness } from './harness';
+
+jest.setTimeout(60_000);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function newUser() {
+  const suffix = uniqueSuffix();
+  const res = await h.call<membership.SignUpResponse__Output>('SignUp', {
+    name: 'Gob Bluth',
+    user_name: `gob-${suffix}`,
+    email: `gob-${suffix}@example.test`,
+  });
+  return res.user!;
+}
+
+async function newProject(ownerId: number) {
+  const { project } = await h.call<membership.CreateProjectResponse__Output>(
+    'CreateProject',
+    { name: 'Sudden Valley' },
+    ownerId,
+  );
+  const view = await h.call<membership.GetProjectResponse__Output>(
+    'GetProject',
+    { project_id: project!.id, include_roles: true },
+    ownerId,
+  );
+  return { project: project!, membersRole: view.roles.find((r) => r.name === 'Members')! };
+}
+
+describe('invites', () => {
+  it('creates an invite whose event reaches Kafka through the outbox', async () => {
+    const owner = await newUser();
+    const { project, membersRole } = await newProject(owner.id);
+    const email = `Invitee-${uniqueSuffix()}@Example.test`;
+
+    const { invite } = await h.call<membership.CreateInviteResponse__Output>(
+      'CreateInvite',
+      { project_id: project.id, email, role_id: membersRole.id },
+      owner.id,
+    );
+    expect(invite).toMatchObject({ email, sender: owner, role: { id: membersRole.id, name: 'Members' } });
+    expect(invite!.token).toMatch(/^[0-9a-f]{32}$/);
+    expect(invite!.create_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+
+    // The outbox row is committed with the invite and marked published by the relay.
+    const row = await waitFor(
+      async () => {
+        const { rows } = await h.pool.query<{ id: string; published_at: Date | null; key: string }>(
+          "SELECT id, published_at, key FROM outbox WHERE payload->'data'->>'inviteId' = $1",
+          [String(invite!.id)],
+        );
+        return rows[0]?.published_at ? rows[0] : undefined;
+      },
+      20_000,
+      'the outbox row to be published',
+    );
+    expect(row.key).toBe(String(project.id));
+
+    // ...and the event is on the topic.
+    const kafka = createKafka({
+      brokers: h.kafkaBrokers,
+      clientId: 'membership-test',
+      logger: createLogger('test', 'silent'),
+    });
+    await ensureTopics(kafka, [inviteCreatedV1.topic]);
+    const consumer = kafka.consumer({ groupId: `membership-test-${uniqueSuffix()}` });
+    const seen: Array<Envelope<InviteCreatedV1>> = [];
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic: inviteCreatedV1.topic, fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          // The topic is shared: other tests put poison messages on it, so skip what does not parse.
+          try {
+            const event = parseEvent(inviteCreatedV1, message.value);
+            if (event.id === row.id) seen.push(event);
+          } catch {
+            // not ours
+          }
+        },
+      });
+      await waitFor(async () => (seen.length ? true : undefined), 30_000, 'the invite event on Kafka');
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(seen[0]!.data).toEqual({
+      inviteId: invite!.id,
+      projectId: project.id,
+      projectName: 'Sudden Valley',
+      roleName: 'Members',
+      email,
+      token: invite!.token,
+      senderName: 'Gob Bluth',
+      expiresAt: expect.any(String),
+    });
+    const days = (Date.parse(seen[0]!.data.expiresAt) - Date.parse(seen[0]!.occurredAt)) / 86_400_000;
+    expect(days).toBeCloseTo(14, 2);
+  });
+
+  it('checks access, the address, the role and duplicates', async () => {
+    const owner = await newUser();
+    const stranger = await newUser();
+    const { project, membersRole } = await newProject(owner.id);
+    const other = await newProject(owner.id);
+    const email = `dup-${uniqueSuffix()}@example.test`;
+    const invite = (body: object, userId = owner.id) =>
+      h.call('CreateInvite', { project_id: project.id, email, role_id: membersRole.id, ...body }, userId);
+
+    expect(await codeOf(invite({}, stranger.id))).toBe(status.NOT_FOUND);
+    expect(await codeOf(invite({ email: 'not-an-address' }))).toBe(status.INVALID_ARGUMENT);
+    await expect(invite({ role_id: other.membersRole.id })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+      metadata: expect.anything(),
+    });
+    const wrongRole = await invite({ role_id: other.membersRole.id }).catch(
+      (e: { metadata: { get(k: string): unknown[] } }) => e,
+    );
+    expect(
+      String((wrongRole as { metadata: { get(k: string): unknown[] } }).metadata.get('flowboard-problem')[0]),
+    ).toBe('invalid-reference');
+
+    expect(await codeOf(invite({}))).toBe('OK');
+    expect(await codeOf(invite({ email: email.toUpperCase() }))).toBe(status.ALREADY_EXISTS);
+    expect(await codeOf(invite({ email: owner.email }))).toBe(status.ALREADY_EXISTS);
+
+    // A readwrite member may not invite.
+    await h.pool.query('INSERT INTO role_members (role_id, user_id) VALUES ($1, $2)', [
+      membersRole.id,
+      stranger.id,
+    ]);
+    expect(await codeOf(invite({ email: `x-${uniqueSuffix()}@example.test` }, stranger.id))).toBe(
+      status.PERMISSION_DENIED,
+    );
+  });
+
+  it('lets only one of two concurrent invites for the same address through', async () => {
+    const owner = await newUser();
+    const { project, membersRole } = await newProject(owner.id);
+    const email = `race-${uniqueSuffix()}@example.test`;
+    const codes = await Promise.all(
+      [email, email.toUpperCase(), email].map((e) =>
+        codeOf(
+          h.call('CreateInvite', { project_id: project.id, email: e, role_id: membersRole.id }, owner.id),
+        ),
+      ),
+    );
+    expect(codes.filter((c) => c === 'OK')).toHaveLength(1);
+    expect(codes.filter((c) => c === status.ALREADY_EXISTS)).toHaveLength(2);
+  });
+});

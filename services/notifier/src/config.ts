@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { env } from '@flowboard/service-kit';
+
+/** Every environment variable the notifier reads, parsed once at start-up. */
+export const configSchema = z.object({
+  HTTP_PORT: env.port(8081),
+  HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  KAFKA_BROKERS: env.list(),
+  REDIS_URL: env.url(),
+  /** `smtp://host:port`, optionally `smtp://user:pass@host:port` (percent-encoded). Plain SMTP, no TLS. */
+  SMTP_URL: env.url().refine((url) => /^smtp:\/\//i.test(url), 'must be an smtp:// URL'),
+  MAIL_FROM: z.string().min(3).default('Flowboard <no-reply@flowboard.local>'),
+  /** Where the API is reachable for the invitee; the e-mail shows the accept call under it. */
+  PUBLIC_BASE_URL: env.url().default('http://127.0.0.1:8080'),
+  /** How long a sent invite's event id is remembered, so a redelivery sends nothing (default 7 days). */
+  DEDUPE_TTL_SECONDS: z.coerce.number().int().min(60).default(604_800),
+  LOG_LEVEL: env.logLevel(),
+});
+
+export type NotifierConfig = z.infer<typeof configSchema>;

@@ -1,0 +1,68 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** The port the consumer sends through; nodemailer behind it. */
+export interface MailSender {
+  send(mail: OutgoingMail): Promise<void>;
+  close(): void;
+}
+
+export interface SmtpOptions {
+  host: string;
+  port: number;
+  auth?: { user: string; pass: string };
+}
+
+/** `smtp://[user[:pass]@]host[:port]` → connection options; user and password are percent-decoded. */
+export function smtpOptionsFromUrl(smtpUrl: string): SmtpOptions {
+  const url = new URL(smtpUrl);
+  if (url.protocol !== 'smtp:') throw new Error('SMTP_URL must be an smtp:// URL');
+  const options: SmtpOptions = { host: url.hostname, port: url.port ? Number(url.port) : 25 };
+  if (url.username) {
+    options.auth = { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) };
+  }
+  return options;
+}
+
+/**
+ * A pooled SMTP transport: plain SMTP without STARTTLS (secure false, ignoreTLS true), as the local sink and
+ * the cluster relay speak it, with timeouts so a hung server fails the send instead of stalling the partition.
+ */
+export function createSmtpTransport(smtpUrl: string): Transporter {
+  const { host, port, auth } = smtpOptionsFromUrl(smtpUrl);
+  return nodemailer.createTransport({
+    pool: true,
+    maxConnections: 2,
+    host,
+    port,
+    ...(auth ? { auth } : {}),
+    secure: false,
+    ignoreTLS: true,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+}
+
+export function createMailSender(transport: Transporter, from: string): MailSender {
+  return {
+    async send(mail) {
+      await transport.sendMail({
+        from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+      });
+    },
+    close() {
+      transport.close();
+    },
+  };
+}
