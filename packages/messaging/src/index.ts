@@ -2,7 +2,7 @@
  * The seam over the Kafka client. Only this package imports kafkajs, so a switch to another client
  * (e.g. @confluentinc/kafka-javascript, which mimics this API) touches one folder.
  */
-import { Kafka, logLevel, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
 import type { Logger } from '@flowboard/service-kit';
 
 export interface OutgoingMessage {
@@ -69,7 +69,9 @@ export class KafkaPublisher implements Publisher {
   private connected: Promise<void> | undefined;
 
   constructor(kafka: Kafka) {
-    this.producer = kafka.producer({ allowAutoTopicCreation: false });
+    // The default (murmur2, Java-compatible) partitioner, named explicitly: same key → same partition as
+    // any other Kafka client would choose, and no start-up warning about kafkajs' old default.
+    this.producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   }
 
   async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
@@ -109,7 +111,7 @@ export class EventConsumer {
   constructor(private readonly options: EventConsumerOptions) {
     this.deadLetterTopic = `${options.groupId}-dlq`;
     this.consumer = options.kafka.consumer({ groupId: options.groupId, retry: { retries: 10 } });
-    this.dlq = options.kafka.producer();
+    this.dlq = options.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     const { GROUP_JOIN, CRASH, DISCONNECT, STOP } = this.consumer.events;
     this.consumer.on(GROUP_JOIN, () => (this.ready = true));
     this.consumer.on(CRASH, (e) => {

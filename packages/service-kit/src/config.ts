@@ -37,3 +37,13 @@ export const env = {
       .transform((v) => v === 'true' || v === '1'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
+
+/** For entry points: parse, or print every problem (no stack trace) and exit 1. */
+export function loadConfigOrExit<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  try {
+    return loadConfig(schema, env);
+  } catch (err) {
+    console.error(err instanceof ConfigError ? err.message : err);
+    process.exit(1);
+  }
+}

@@ -1,7 +1,7 @@
-import { createLogger, loadConfig, runService } from '@flowboard/service-kit';
+import { createLogger, loadConfigOrExit, runService } from '@flowboard/service-kit';
 import { createApp } from './app';
 import { configSchema } from './config';
 
-const config = loadConfig(configSchema);
+const config = loadConfigOrExit(configSchema);
 const logger = createLogger('notifier', config.LOG_LEVEL);
 void runService(createApp(config, { logger }), logger);
