@@ -127,6 +127,7 @@ PHASES+=(deps) STATUS[deps]=ok SECS[deps]=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN
 
 run_phase build npx turbo run build --output-logs=errors-only
 run_phase lint+typecheck npx turbo run lint typecheck --output-logs=errors-only
+run_phase chart bash scripts/chart-check.sh
 # Test tiers run with --continue: every workspace's tests run and count even when one fails.
 # --force: a cache hit would replay the logs without running Jest, and its results would be missing here;
 # --only: the builds it depends on were just done, don't force those too.

@@ -1,0 +1,155 @@
+{{/* Names and labels. */}}
+{{- define "flowboard.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "flowboard.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Name of a component's objects: (list $ "boards") → flowboard-boards */}}
+{{- define "flowboard.componentName" -}}
+{{- $root := index . 0 }}
+{{- printf "%s-%s" (include "flowboard.fullname" $root) (index . 1) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "flowboard.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Selector labels of a component: (list $ "boards") */}}
+{{- define "flowboard.selectorLabels" -}}
+{{- $root := index . 0 -}}
+app.kubernetes.io/name: {{ include "flowboard.name" $root }}
+app.kubernetes.io/instance: {{ $root.Release.Name }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end }}
+
+{{/* All labels of a component's objects: (list $ "boards") */}}
+{{- define "flowboard.labels" -}}
+{{- $root := index . 0 -}}
+{{ include "flowboard.selectorLabels" . }}
+app.kubernetes.io/part-of: flowboard
+app.kubernetes.io/version: {{ $root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ $root.Release.Service }}
+helm.sh/chart: {{ include "flowboard.chart" $root }}
+{{- end }}
+
+{{/* Labels of release-wide objects (ServiceAccount, Secret). */}}
+{{- define "flowboard.commonLabels" -}}
+app.kubernetes.io/name: {{ include "flowboard.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/part-of: flowboard
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ include "flowboard.chart" . }}
+{{- end }}
+
+{{/* A component merged over `default:` (as YAML; use with fromYaml): (list $ "boards") */}}
+{{- define "flowboard.component" -}}
+{{- $root := index . 0 }}
+{{- $name := index . 1 }}
+{{- $c := index $root.Values.components $name }}
+{{- toYaml (mergeOverwrite (deepCopy $root.Values.default) (deepCopy $c)) }}
+{{- end }}
+
+{{/* Names of the components, sorted, so every template renders them in the same order. */}}
+{{- define "flowboard.componentNames" -}}
+{{- keys .Values.components | sortAlpha | join "," }}
+{{- end }}
+
+{{/* In-cluster host:port of a component's named port: (list $ "files" "http") → flowboard-files:50063 */}}
+{{- define "flowboard.address" -}}
+{{- $root := index . 0 }}
+{{- $name := index . 1 }}
+{{- $portName := index . 2 }}
+{{- $c := include "flowboard.component" (list $root $name) | fromYaml }}
+{{- $port := "" }}
+{{- range $c.ports }}{{ if eq .name $portName }}{{ $port = .port }}{{ end }}{{ end }}
+{{- if not $port }}{{ fail (printf "component %s has no port named %s" $name $portName) }}{{ end }}
+{{- printf "%s:%v" (include "flowboard.componentName" (list $root $name)) $port }}
+{{- end }}
+
+{{/* Image reference of a component: (list $ $component) */}}
+{{- define "flowboard.image" -}}
+{{- $root := index . 0 }}
+{{- $img := (index . 1).image }}
+{{- $repo := $img.repository }}
+{{- with $root.Values.global.imageRegistry }}{{ $repo = printf "%s/%s" . $repo }}{{ end }}
+{{- if $img.digest }}
+{{- printf "%s@%s" $repo $img.digest }}
+{{- else }}
+{{- printf "%s:%s" $repo (toString (default (default $root.Chart.AppVersion $root.Values.global.imageTag) $img.tag)) }}
+{{- end }}
+{{- end }}
+
+{{/* Name of the Secret holding credentials. */}}
+{{- define "flowboard.secretName" -}}
+{{- default (include "flowboard.fullname" .) .Values.secrets.existingSecret }}
+{{- end }}
+
+{{- define "flowboard.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "flowboard.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret keys used by enabled components, sorted and unique (as a comma-separated string). */}}
+{{- define "flowboard.secretKeys" -}}
+{{- $keys := list }}
+{{- range $name := splitList "," (include "flowboard.componentNames" .) }}
+{{- $c := include "flowboard.component" (list $ $name) | fromYaml }}
+{{- if $c.enabled }}
+{{- range $env, $key := $c.secretEnv }}{{ $keys = append $keys $key }}{{ end }}
+{{- end }}
+{{- end }}
+{{- $keys | uniq | sortAlpha | join "," }}
+{{- end }}
+
+{{/* Pod-level settings shared by Deployments and migration Jobs: (list $ $component) */}}
+{{- define "flowboard.podCommon" -}}
+{{- $root := index . 0 }}
+{{- $c := index . 1 -}}
+automountServiceAccountToken: false
+{{- with $root.Values.global.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- toYaml $c.podSecurityContext | nindent 2 }}
+{{- with $c.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $c.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $c.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* A component's plain configuration (ConfigMap data): bind address, ports, then `env` rendered with tpl:
+     (list $ $name $component) */}}
+{{- define "flowboard.configData" -}}
+{{- $root := index . 0 }}
+{{- $c := index . 2 }}
+{{- $data := dict }}
+{{- if $c.bindEnv }}{{ $_ := set $data $c.bindEnv "0.0.0.0" }}{{ end }}
+{{- range $c.ports }}{{ if .env }}{{ $_ := set $data .env (toString .port) }}{{ end }}{{ end }}
+{{- range $k, $v := $c.env }}{{ $_ := set $data $k (tpl (toString $v) $root) }}{{ end }}
+{{- toYaml $data }}
+{{- end }}
