@@ -4,7 +4,10 @@ import { createGrpcServer, createLogger, type Logger } from '@flowboard/service-
 import { makeCreateBoard } from './application/create-board';
 import { makeCreateStory } from './application/create-story';
 import { makeGetStory } from './application/get-story';
+import { makeDeleteStory } from './application/delete-story';
 import { makeListPhases } from './application/list-phases';
+import { makeListStories } from './application/list-stories';
+import { makeUpdateStory } from './application/update-story';
 import type { BoardsConfig } from './config';
 import { createBoardsStore } from './db/boards-store';
 import { boardsHandlers } from './grpc/boards.handlers';
@@ -34,6 +37,9 @@ export function createApp(
     listPhases: makeListPhases(store),
     createStory: makeCreateStory(store),
     getStory: makeGetStory(store),
+    listStories: makeListStories(store),
+    updateStory: makeUpdateStory(store),
+    deleteStory: makeDeleteStory(store),
   });
   const proto = loadBoardsProto();
   const server = createGrpcServer({

@@ -10,6 +10,9 @@ import { createCreateProject } from './application/create-project';
 import { createGetCurrentUser } from './application/get-current-user';
 import { createGetProject } from './application/get-project';
 import { createGetProjectAccess } from './application/get-project-access';
+import { createProjectMemberUseCases } from './application/project-members';
+import { createRoleMemberUseCases } from './application/role-members';
+import { createRoleUseCases } from './application/roles';
 import { createSignUp } from './application/sign-up';
 import type { MembershipConfig } from './config';
 import { PgDatabase } from './db/database';
@@ -77,6 +80,9 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
       getProject: createGetProject({ db }),
       getProjectAccess: createGetProjectAccess({ db }),
       createInvite: createCreateInvite({ db, inviteTtlDays: config.INVITE_TTL_DAYS, signal: wakeRelay }),
+      roles: createRoleUseCases({ db }),
+      roleMembers: createRoleMemberUseCases({ db }),
+      projectMembers: createProjectMemberUseCases({ db }),
     },
     logger,
   );

@@ -1,4 +1,5 @@
 import type { StoryColor } from '../domain/color';
+import type { FilterNode } from '../domain/filter';
 import type { PhaseTemplate, StepType, StoryStatus } from '../domain/phases';
 
 /** Ports the use cases depend on; src/db implements them over PostgreSQL, unit tests with fakes. */
@@ -61,6 +62,37 @@ export interface BoardRepository {
    * the board does not exist. The lock serialises numbering and board ordering per project.
    */
   allocateStoryId(projectId: number): Promise<number | undefined>;
+  /** Locks the board row until the transaction ends (moves, reorders); false when the board does not exist. */
+  lock(projectId: number): Promise<boolean>;
+}
+
+/** A project member a filter may name by username or display name (owner:, creator:). */
+export interface UserAlias {
+  id: number;
+  user_name: string;
+  name: string;
+}
+
+export interface StoryQuery {
+  filter?: FilterNode;
+  users: readonly UserAlias[];
+  offset: number;
+  limit: number;
+}
+
+/** The fields an update writes (already validated); the repository writes them all. */
+export interface StoryWrite {
+  text: string;
+  details: string;
+  size: string;
+  priority: string;
+  color: StoryColor;
+  status: StoryStatus;
+  blockedReason: string | null;
+  phaseId: number;
+  boardPosition: number;
+  ownerId: number | null;
+  deadline: Date | null;
 }
 
 export interface PhaseRepository {
@@ -76,11 +108,25 @@ export interface StoryRepository {
   nextBoardPosition(projectId: number, phaseId: number): Promise<number>;
   insert(story: NewStoryRecord): Promise<StoryRecord>;
   find(projectId: number, storyId: number): Promise<StoryRecord | undefined>;
+  /** The story locked for update (FOR UPDATE), with its phase's position. */
+  findForUpdate(
+    projectId: number,
+    storyId: number,
+  ): Promise<{ story: StoryRecord; phasePosition: number; lastPosition: number } | undefined>;
+  /** A page in board order (phase position, board position) and the exact number of matches. */
+  list(projectId: number, query: StoryQuery): Promise<{ stories: StoryRecord[]; total: number }>;
+  update(projectId: number, storyId: number, write: StoryWrite): Promise<StoryRecord>;
+  /** False when there was no such story. */
+  delete(projectId: number, storyId: number): Promise<boolean>;
 }
 
 export interface StoryHistoryRepository {
   openMilestone(entry: { projectId: number; storyId: number; phaseId: number; at: Date }): Promise<void>;
   openStep(entry: { projectId: number; storyId: number; type: StepType; at: Date }): Promise<void>;
+  /** Closes the open milestone and opens one in `phaseId`, both at the transaction's time. */
+  moveMilestone(entry: { projectId: number; storyId: number; phaseId: number }): Promise<void>;
+  /** Closes the open step and opens one of `type`, both at the transaction's time. */
+  changeStep(entry: { projectId: number; storyId: number; type: StepType }): Promise<void>;
 }
 
 export interface BoardsRepositories {

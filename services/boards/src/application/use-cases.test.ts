@@ -2,7 +2,10 @@ import { DomainError } from '@flowboard/service-kit';
 import { makeCreateBoard } from './create-board';
 import { makeCreateStory, type CreateStoryCommand } from './create-story';
 import { makeGetStory } from './get-story';
+import { makeDeleteStory } from './delete-story';
 import { makeListPhases } from './list-phases';
+import { makeListStories } from './list-stories';
+import { makeUpdateStory } from './update-story';
 import type { BoardsRepositories, BoardsStore, PhaseRecord, StoryRecord } from './ports';
 
 /** An in-memory BoardsStore: enough behaviour to test the use cases' orchestration without I/O. */
@@ -26,6 +29,9 @@ function fakeStore() {
         const board = boards.get(projectId);
         if (!board) return undefined;
         return ++board.lastStoryId;
+      },
+      async lock(projectId) {
+        return boards.has(projectId);
       },
     },
     phases: {
@@ -63,12 +69,40 @@ function fakeStore() {
       async find(projectId, storyId) {
         return stories.find((s) => s.projectId === projectId && s.id === storyId);
       },
+      async findForUpdate(projectId, storyId) {
+        const story = stories.find((s) => s.projectId === projectId && s.id === storyId);
+        if (!story) return undefined;
+        const own = phases.filter((p) => p.projectId === projectId);
+        const phasePosition = own.find((p) => p.id === story.phase.id)!.position;
+        return { story, phasePosition, lastPosition: Math.max(...own.map((p) => p.position)) };
+      },
+      async list(projectId, query) {
+        const own = stories.filter((s) => s.projectId === projectId);
+        return { stories: own.slice(query.offset, query.offset + query.limit), total: own.length };
+      },
+      async update(projectId, storyId, write) {
+        const story = stories.find((s) => s.projectId === projectId && s.id === storyId)!;
+        const phase = phases.find((p) => p.id === write.phaseId)!;
+        Object.assign(story, { ...write, phase: { id: phase.id, name: phase.name } });
+        return story;
+      },
+      async delete(projectId, storyId) {
+        const i = stories.findIndex((s) => s.projectId === projectId && s.id === storyId);
+        if (i >= 0) stories.splice(i, 1);
+        return i >= 0;
+      },
     },
     history: {
       async openMilestone({ projectId, storyId, phaseId }) {
         milestones.push({ projectId, storyId, phaseId });
       },
       async openStep({ projectId, storyId, type }) {
+        steps.push({ projectId, storyId, type });
+      },
+      async moveMilestone({ projectId, storyId, phaseId }) {
+        milestones.push({ projectId, storyId, phaseId });
+      },
+      async changeStep({ projectId, storyId, type }) {
         steps.push({ projectId, storyId, type });
       },
     },
@@ -207,5 +241,72 @@ describe('GetStory', () => {
     expect((await getStory(1, 1)).id).toBe(1);
     expect((await rejection(getStory(1, 2))).message).toBe('Story not found');
     expect((await rejection(getStory(1, 0))).kind).toBe('NotFound');
+  });
+});
+
+describe('UpdateStory', () => {
+  async function story() {
+    const fake = fakeStore();
+    const phases = await makeCreateBoard(fake.store)(1);
+    await makeCreateStory(fake.store)(command());
+    return { ...fake, boardPhases: phases, updateStory: makeUpdateStory(fake.store) };
+  }
+
+  it('moves first, then sets the status, recording a milestone and steps', async () => {
+    const { updateStory, boardPhases, milestones, steps } = await story();
+    const updated = await updateStory({
+      projectId: 1,
+      storyId: 1,
+      phaseId: boardPhases[2]!.id,
+      status: 'blocked',
+      blockedReason: 'waiting',
+      text: 'New text',
+    });
+    expect(updated).toMatchObject({
+      status: 'blocked',
+      blockedReason: 'waiting',
+      text: 'New text',
+      phase: { name: 'Working' },
+    });
+    expect(milestones.map((m) => m.phaseId)).toEqual([boardPhases[0]!.id, boardPhases[2]!.id]);
+    expect(steps.map((s) => s.type)).toEqual(['backlog', 'blocked']);
+  });
+
+  it('a move to the current phase is a no-op; status in Backlog is refused', async () => {
+    const { updateStory, boardPhases, milestones } = await story();
+    await updateStory({ projectId: 1, storyId: 1, phaseId: boardPhases[0]!.id });
+    expect(milestones).toHaveLength(1);
+    const error = await rejection(updateStory({ projectId: 1, storyId: 1, status: 'started' }));
+    expect(error.problem).toBe('invalid-state');
+  });
+
+  it('assigns, unassigns, clears the deadline; an unknown story is NotFound', async () => {
+    const { updateStory } = await story();
+    expect(
+      (await updateStory({ projectId: 1, storyId: 1, ownerId: 9, deadline: '2011-02-24' })).ownerId,
+    ).toBe(9);
+    const cleared = await updateStory({ projectId: 1, storyId: 1, ownerId: 0, deadline: '' });
+    expect([cleared.ownerId, cleared.deadline]).toEqual([null, null]);
+    expect((await rejection(updateStory({ projectId: 1, storyId: 5, text: 'x' }))).kind).toBe('NotFound');
+  });
+});
+
+describe('ListStories / DeleteStory', () => {
+  it('checks paging and the filter before the store', async () => {
+    const { store } = fakeStore();
+    const list = makeListStories(store);
+    const base = { projectId: 1, where: '', page: 1, pageSize: 100, users: [] };
+    expect((await rejection(list({ ...base, page: 0 }))).problem).toBe('invalid-parameter');
+    expect((await rejection(list({ ...base, pageSize: 1001 }))).problem).toBe('invalid-parameter');
+    expect((await rejection(list({ ...base, where: 'colour:red' }))).message).toMatch(/colour/);
+  });
+
+  it('deletes once, then NotFound', async () => {
+    const fake = fakeStore();
+    await makeCreateBoard(fake.store)(1);
+    await makeCreateStory(fake.store)(command());
+    const del = makeDeleteStory(fake.store);
+    await del(1, 1);
+    expect((await rejection(del(1, 1))).kind).toBe('NotFound');
   });
 });

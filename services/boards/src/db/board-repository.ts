@@ -18,5 +18,10 @@ export function boardRepository(db: Queryable): BoardRepository {
       );
       return result.rows[0]?.last_story_id;
     },
+
+    async lock(projectId) {
+      const result = await db.query('SELECT 1 FROM boards WHERE project_id = $1 FOR UPDATE', [projectId]);
+      return result.rowCount === 1;
+    },
   };
 }

@@ -3,6 +3,7 @@ import { isPgError, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, type Queryabl
 import type { StoryRecord, StoryRepository } from '../application/ports';
 import type { StoryColor } from '../domain/color';
 import type { StoryStatus } from '../domain/phases';
+import { compileStoryFilter } from './story-filter-sql';
 
 interface StoryRow {
   project_id: number;
@@ -112,6 +113,98 @@ export function storyRepository(db: Queryable): StoryRepository {
       );
       const row = result.rows[0];
       return row ? toStoryRecord(row) : undefined;
+    },
+
+    async findForUpdate(projectId, storyId) {
+      const result = await db.query<StoryRow & { phase_position: number; last_position: number }>(
+        `SELECT ${COLUMNS}, p.position AS phase_position,
+                (SELECT max(position) FROM phases l WHERE l.project_id = s.project_id) AS last_position
+         FROM stories s JOIN phases p ON p.id = s.phase_id
+         WHERE s.project_id = $1 AND s.id = $2
+         FOR UPDATE OF s`,
+        [projectId, storyId],
+      );
+      const row = result.rows[0];
+      return row
+        ? { story: toStoryRecord(row), phasePosition: row.phase_position, lastPosition: row.last_position }
+        : undefined;
+    },
+
+    async list(projectId, query) {
+      const params: unknown[] = [projectId];
+      const where = query.filter ? ` AND ${compileStoryFilter(query.filter, params, query.users)}` : '';
+      const from = `FROM stories s JOIN phases p ON p.id = s.phase_id WHERE s.project_id = $1${where}`;
+      // Two statements on the pool may see different snapshots; one statement keeps page and total consistent.
+      const limit = `$${params.length + 1}`;
+      const offset = `$${params.length + 2}`;
+      const result = await db.query<StoryRow & { total: string | number }>(
+        `WITH total AS (SELECT count(*) AS total ${from})
+         SELECT page.*, total.total FROM total LEFT JOIN LATERAL (
+           SELECT ${COLUMNS} ${from}
+           ORDER BY p.position, s.board_position
+           LIMIT ${limit} OFFSET ${offset}
+         ) page ON true`,
+        [...params, query.limit, query.offset],
+      );
+      const total = Number(result.rows[0]?.total ?? 0);
+      const stories = result.rows.filter((r) => r.id !== null).map(toStoryRecord);
+      return { stories, total };
+    },
+
+    async update(projectId, storyId, write) {
+      try {
+        const result = await db.query<StoryRow>(
+          `WITH updated AS (
+             UPDATE stories SET text = $3, details = $4, size = $5, priority = $6, color = $7, status = $8,
+                    blocked_reason = $9, phase_id = $10, board_position = $11, owner_id = $12, deadline = $13,
+                    updated_at = now()
+             WHERE project_id = $1 AND id = $2
+             RETURNING *
+           )
+           SELECT ${COLUMNS} FROM updated s JOIN phases p ON p.id = s.phase_id`,
+          [
+            projectId,
+            storyId,
+            write.text,
+            write.details,
+            write.size,
+            write.priority,
+            write.color,
+            write.status,
+            write.blockedReason,
+            write.phaseId,
+            write.boardPosition,
+            write.ownerId,
+            write.deadline,
+          ],
+        );
+        const row = result.rows[0];
+        if (!row) throw new DomainError('NotFound', 'Story not found');
+        return toStoryRecord(row);
+      } catch (err) {
+        if (isPgError(err, PG_FOREIGN_KEY_VIOLATION)) {
+          throw new DomainError(
+            'InvalidArgument',
+            `Invalid phase: no phase ${write.phaseId} in this project.`,
+            {
+              problem: 'invalid-reference',
+              cause: err,
+            },
+          );
+        }
+        if (isPgError(err, PG_UNIQUE_VIOLATION)) {
+          throw new DomainError('Conflict', 'The board changed concurrently; try again.', { cause: err });
+        }
+        throw err;
+      }
+    },
+
+    async delete(projectId, storyId) {
+      const result = await db.query('DELETE FROM stories WHERE project_id = $1 AND id = $2', [
+        projectId,
+        storyId,
+      ]);
+      return result.rowCount === 1;
     },
   };
 }

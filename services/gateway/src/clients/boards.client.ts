@@ -8,7 +8,7 @@ export function createBoardsClient(address: string, deadlineMs: number) {
   const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
   const client = createGrpcClient(BoardsService, address, {
     serviceName: BOARDS_SERVICE,
-    idempotentMethods: ['CreateBoard', 'ListPhases', 'GetStory'],
+    idempotentMethods: ['CreateBoard', 'ListPhases', 'GetStory', 'ListStories'],
   });
   const options = { deadlineMs };
   return {
@@ -17,6 +17,10 @@ export function createBoardsClient(address: string, deadlineMs: number) {
     createStory: (request: boards.CreateStoryRequest) => unaryCall(client, 'CreateStory', request, options),
     getStory: (projectId: number, storyId: number) =>
       unaryCall(client, 'GetStory', { project_id: projectId, story_id: storyId }, options),
+    listStories: (request: boards.ListStoriesRequest) => unaryCall(client, 'ListStories', request, options),
+    updateStory: (request: boards.UpdateStoryRequest) => unaryCall(client, 'UpdateStory', request, options),
+    deleteStory: (projectId: number, storyId: number) =>
+      unaryCall(client, 'DeleteStory', { project_id: projectId, story_id: storyId }, options),
     close: () => client.close(),
   };
 }

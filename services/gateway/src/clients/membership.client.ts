@@ -17,6 +17,11 @@ export function createMembershipClient(address: string, deadlineMs: number) {
       'BatchGetUsers',
       'GetProject',
       'GetProjectAccess',
+      'ListRoles',
+      'GetRole',
+      'ListRoleMembers',
+      'ListProjectMembers',
+      'GetProjectMember',
     ],
   });
   const options = { deadlineMs };
@@ -33,6 +38,27 @@ export function createMembershipClient(address: string, deadlineMs: number) {
       unaryCall(client, 'GetProjectAccess', { project_id: projectId }, options),
     createInvite: (request: membership.CreateInviteRequest) =>
       unaryCall(client, 'CreateInvite', request, options),
+    listRoles: (request: membership.ListRolesRequest) => unaryCall(client, 'ListRoles', request, options),
+    createRole: (request: membership.CreateRoleRequest) => unaryCall(client, 'CreateRole', request, options),
+    getRole: (request: membership.GetRoleRequest) => unaryCall(client, 'GetRole', request, options),
+    updateRole: (request: membership.UpdateRoleRequest) => unaryCall(client, 'UpdateRole', request, options),
+    deleteRole: (request: membership.DeleteRoleRequest) => unaryCall(client, 'DeleteRole', request, options),
+    listRoleMembers: (request: membership.ListRoleMembersRequest) =>
+      unaryCall(client, 'ListRoleMembers', request, options),
+    addRoleMember: (request: membership.AddRoleMemberRequest) =>
+      unaryCall(client, 'AddRoleMember', request, options),
+    setRoleMembers: (request: membership.SetRoleMembersRequest) =>
+      unaryCall(client, 'SetRoleMembers', request, options),
+    removeRoleMember: (request: membership.RemoveRoleMemberRequest) =>
+      unaryCall(client, 'RemoveRoleMember', request, options),
+    listProjectMembers: (request: membership.ListProjectMembersRequest) =>
+      unaryCall(client, 'ListProjectMembers', request, options),
+    getProjectMember: (request: membership.GetProjectMemberRequest) =>
+      unaryCall(client, 'GetProjectMember', request, options),
+    addProjectMember: (request: membership.AddProjectMemberRequest) =>
+      unaryCall(client, 'AddProjectMember', request, options),
+    removeProjectMember: (request: membership.RemoveProjectMemberRequest) =>
+      unaryCall(client, 'RemoveProjectMember', request, options),
     close: () => client.close(),
   };
 }

@@ -142,7 +142,7 @@ describe('stories and access levels', () => {
     const res = await api(`/api/v1/projects/${projectId}/stories?with=details`, {
       key: gob.key,
       method: 'POST',
-      body: `<story><text>Buy boat "The Sea Word" &amp; more</text><size>5</size><color>orange</color><phase>${phases[2]!.id}</phase><details /><owner>99</owner></story>`,
+      body: `<story><text>Buy boat "The Sea Word" &amp; more</text><size>5</size><color>orange</color><phase>${phases[2]!.id}</phase><details /></story>`,
       headers: { 'Content-Type': 'text/xml', Accept: 'application/json' },
     });
     expect(res.status).toBe(200);

@@ -51,6 +51,8 @@ export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
   /** Unknown ids are left out; ordered by id. */
   findByIds(ids: number[]): Promise<User[]>;
+  /** By login name, ignoring case (users_user_name_lower_key). */
+  findByUserName(userName: string): Promise<User | undefined>;
   /** The user owning an enabled key with this hash, if the user is enabled too. */
   findByApiKeyHash(keyHash: string): Promise<User | undefined>;
 }
@@ -71,6 +73,17 @@ export interface ProjectRepository {
   listMembers(projectId: number): Promise<User[]>;
   /** Whether a member of the project (as in listMembers) has this e-mail address, ignoring case. */
   hasMemberWithEmail(projectId: number, email: string): Promise<boolean>;
+  /**
+   * Serialises changes to the project's roles and members until the transaction ends (a row lock on the
+   * project), so checks like the last-admin rule cannot be raced.
+   */
+  lockMembership(projectId: number): Promise<void>;
+  /** Owner, direct member or role member (as in listMembers). */
+  isMember(projectId: number, userId: number): Promise<boolean>;
+  /** Leaves the project and every role of it. */
+  removeMember(projectId: number, userId: number): Promise<void>;
+  /** Distinct users in the project's roles with admin access. */
+  countAdminRoleMembers(projectId: number): Promise<number>;
 }
 
 export interface RoleRepository {
@@ -80,6 +93,18 @@ export interface RoleRepository {
   findInProject(projectId: number, roleId: number): Promise<Role | undefined>;
   /** Ordered by role id. */
   listWithMembers(projectId: number): Promise<RoleWithMembers[]>;
+  /** The role with its members when it belongs to the project. */
+  findWithMembers(projectId: number, roleId: number): Promise<RoleWithMembers | undefined>;
+  update(roleId: number, changes: { name?: string; access?: AccessLevel }): Promise<void>;
+  /** Members leave the role but stay project members. */
+  delete(roleId: number): Promise<void>;
+  /** Ordered by user id. */
+  listMembers(roleId: number): Promise<User[]>;
+  /** False when the user was not in the role. */
+  removeMember(roleId: number, userId: number): Promise<boolean>;
+  removeAllMembers(roleId: number): Promise<void>;
+  /** The project's first role (by id) with this name, ignoring case. */
+  findByName(projectId: number, name: string): Promise<Role | undefined>;
 }
 
 export interface InviteRepository {

@@ -81,4 +81,41 @@ export class PgProjectRepository implements ProjectRepository {
     );
     return rows[0]?.found === true;
   }
+
+  async lockMembership(projectId: number): Promise<void> {
+    // NO KEY UPDATE: conflicts with itself, but not with the KEY SHARE locks of foreign-key checks.
+    await this.db.query('SELECT 1 FROM projects WHERE id = $1 FOR NO KEY UPDATE', [projectId]);
+  }
+
+  async countAdminRoleMembers(projectId: number): Promise<number> {
+    // roles_project_idx, then role_members by its primary key.
+    const { rows } = await this.db.query<{ n: number }>(
+      `SELECT count(DISTINCT rm.user_id)::int AS n
+         FROM roles r JOIN role_members rm ON rm.role_id = r.id
+        WHERE r.project_id = $1 AND r.access = 'admin'`,
+      [projectId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  async isMember(projectId: number, userId: number): Promise<boolean> {
+    const { rows } = await this.db.query<{ found: boolean }>(
+      `SELECT $2::bigint IN (${MEMBER_IDS}) AS found`,
+      [projectId, userId],
+    );
+    return rows[0]?.found === true;
+  }
+
+  async removeMember(projectId: number, userId: number): Promise<void> {
+    // role_members_user_idx finds the user's role rows; project_members by its primary key.
+    await this.db.query(
+      `DELETE FROM role_members rm USING roles r
+        WHERE rm.role_id = r.id AND rm.user_id = $2 AND r.project_id = $1`,
+      [projectId, userId],
+    );
+    await this.db.query('DELETE FROM project_members WHERE project_id = $1 AND user_id = $2', [
+      projectId,
+      userId,
+    ]);
+  }
 }

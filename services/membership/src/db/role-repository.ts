@@ -1,5 +1,5 @@
 import type { Queryable } from '@flowboard/pg-kit';
-import type { Role, RoleRepository, RoleWithMembers } from '../application/ports';
+import type { Role, RoleRepository, RoleWithMembers, User } from '../application/ports';
 import type { AccessLevel } from '../domain/access';
 import { toRole, toUser, USER_COLUMNS, type RoleRow, type UserRow } from './rows';
 
@@ -54,5 +54,54 @@ export class PgRoleRepository implements RoleRepository {
     );
     for (const row of members.rows) byRole.get(row.role_id)?.members.push(toUser(row));
     return [...byRole.values()];
+  }
+
+  async findWithMembers(projectId: number, roleId: number): Promise<RoleWithMembers | undefined> {
+    const role = await this.findInProject(projectId, roleId);
+    return role && { ...role, members: await this.listMembers(role.id) };
+  }
+
+  async update(roleId: number, changes: { name?: string; access?: AccessLevel }): Promise<void> {
+    await this.db.query(
+      'UPDATE roles SET name = coalesce($2, name), access = coalesce($3, access) WHERE id = $1',
+      [roleId, changes.name ?? null, changes.access ?? null],
+    );
+  }
+
+  async delete(roleId: number): Promise<void> {
+    // role_members and invites of the role go by cascade; project_members rows stay (api-compat §5.7).
+    await this.db.query('DELETE FROM roles WHERE id = $1', [roleId]);
+  }
+
+  async listMembers(roleId: number): Promise<User[]> {
+    // role_members' primary key (role_id, user_id), then users by primary key.
+    const { rows } = await this.db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM role_members rm JOIN users u ON u.id = rm.user_id
+        WHERE rm.role_id = $1 ORDER BY u.id`,
+      [roleId],
+    );
+    return rows.map(toUser);
+  }
+
+  async removeMember(roleId: number, userId: number): Promise<boolean> {
+    const { rowCount } = await this.db.query('DELETE FROM role_members WHERE role_id = $1 AND user_id = $2', [
+      roleId,
+      userId,
+    ]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async removeAllMembers(roleId: number): Promise<void> {
+    await this.db.query('DELETE FROM role_members WHERE role_id = $1', [roleId]);
+  }
+
+  async findByName(projectId: number, name: string): Promise<Role | undefined> {
+    // roles_project_idx: a project has few roles, so the name is checked on its rows.
+    const { rows } = await this.db.query<RoleRow>(
+      `SELECT id, project_id, name, access FROM roles
+        WHERE project_id = $1 AND lower(name) = lower($2) ORDER BY id LIMIT 1`,
+      [projectId, name],
+    );
+    return rows[0] && toRole(rows[0]);
   }
 }

@@ -45,6 +45,14 @@ export class PgUserRepository implements UserRepository {
     return rows.map(toUser);
   }
 
+  async findByUserName(userName: string): Promise<User | undefined> {
+    const { rows } = await this.db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE lower(u.user_name) = lower($1)`,
+      [userName],
+    );
+    return rows[0] && toUser(rows[0]);
+  }
+
   async findByApiKeyHash(keyHash: string): Promise<User | undefined> {
     const { rows } = await this.db.query<UserRow>(
       `SELECT ${USER_COLUMNS} FROM api_keys k JOIN users u ON u.id = k.user_id

@@ -10,6 +10,23 @@ const ACCESS_TO_PROTO: Record<AccessLevel, membership.Access__Output> = {
   admin: 'ACCESS_ADMIN',
 };
 
+const ACCESS_FROM_PROTO: Partial<Record<membership.Access__Output, AccessLevel>> = {
+  ACCESS_NONE: 'none',
+  ACCESS_READ: 'read',
+  ACCESS_READWRITE: 'readwrite',
+  ACCESS_ADMIN: 'admin',
+};
+
+/** UNSPECIFIED (or unset) → undefined. */
+export const fromAccessMessage = (access: membership.Access__Output | undefined): AccessLevel | undefined =>
+  access === undefined ? undefined : ACCESS_FROM_PROTO[access];
+
+/** A user reference from a request; a missing one names nobody. */
+export const fromUserRef = (ref: membership.UserRef__Output | null | undefined) => ({
+  id: ref?.id ?? 0,
+  userName: ref?.user_name ?? '',
+});
+
 export const toAccessMessage = (access: AccessLevel): membership.Access__Output => ACCESS_TO_PROTO[access];
 
 export const toUserMessage = (user: User): membership.User => ({

@@ -7,9 +7,20 @@ import type { createCreateProject } from '../application/create-project';
 import type { createGetCurrentUser } from '../application/get-current-user';
 import type { createGetProject } from '../application/get-project';
 import type { createGetProjectAccess } from '../application/get-project-access';
+import type { createProjectMemberUseCases } from '../application/project-members';
+import type { createRoleMemberUseCases } from '../application/role-members';
+import type { createRoleUseCases } from '../application/roles';
 import type { createSignUp } from '../application/sign-up';
 import { translateInfrastructureError } from '../db/errors';
-import { toAccessMessage, toInviteMessage, toProjectMessage, toRoleMessage, toUserMessage } from './mappers';
+import {
+  fromAccessMessage,
+  fromUserRef,
+  toAccessMessage,
+  toInviteMessage,
+  toProjectMessage,
+  toRoleMessage,
+  toUserMessage,
+} from './mappers';
 
 export interface UseCases {
   signUp: ReturnType<typeof createSignUp>;
@@ -20,6 +31,9 @@ export interface UseCases {
   getProject: ReturnType<typeof createGetProject>;
   getProjectAccess: ReturnType<typeof createGetProjectAccess>;
   createInvite: ReturnType<typeof createCreateInvite>;
+  roles: ReturnType<typeof createRoleUseCases>;
+  roleMembers: ReturnType<typeof createRoleMemberUseCases>;
+  projectMembers: ReturnType<typeof createProjectMemberUseCases>;
 }
 
 /** Request → use case → response. Validation and rules live in the use cases and the domain. */
@@ -99,6 +113,117 @@ export function createMembershipHandlers(
         requestId: ctx.requestId,
       });
       return { invite: toInviteMessage(invite, sender, role) };
+    }),
+
+    ListRoles: handle(async (req: membership.ListRolesRequest__Output, ctx) => ({
+      roles: (
+        await useCases.roles.list(requireUser(ctx), { projectId: req.project_id, where: req.where })
+      ).map(toRoleMessage),
+    })),
+
+    CreateRole: handle(async (req: membership.CreateRoleRequest__Output, ctx) => ({
+      role: toRoleMessage(
+        await useCases.roles.create(requireUser(ctx), {
+          projectId: req.project_id,
+          name: req.name,
+          access: fromAccessMessage(req.access),
+        }),
+      ),
+    })),
+
+    GetRole: handle(async (req: membership.GetRoleRequest__Output, ctx) => ({
+      role: toRoleMessage(
+        await useCases.roles.get(requireUser(ctx), { projectId: req.project_id, roleId: req.role_id }),
+      ),
+    })),
+
+    UpdateRole: handle(async (req: membership.UpdateRoleRequest__Output, ctx) => ({
+      role: toRoleMessage(
+        await useCases.roles.update(requireUser(ctx), {
+          projectId: req.project_id,
+          roleId: req.role_id,
+          name: req.name,
+          access: fromAccessMessage(req.access),
+        }),
+      ),
+    })),
+
+    DeleteRole: handle(async (req: membership.DeleteRoleRequest__Output, ctx) => {
+      await useCases.roles.delete(requireUser(ctx), { projectId: req.project_id, roleId: req.role_id });
+      return {};
+    }),
+
+    ListRoleMembers: handle(async (req: membership.ListRoleMembersRequest__Output, ctx) => ({
+      members: (
+        await useCases.roleMembers.list(requireUser(ctx), {
+          projectId: req.project_id,
+          roleId: req.role_id,
+          where: req.where,
+        })
+      ).map(toUserMessage),
+    })),
+
+    AddRoleMember: handle(async (req: membership.AddRoleMemberRequest__Output, ctx) => ({
+      members: (
+        await useCases.roleMembers.add(requireUser(ctx), {
+          projectId: req.project_id,
+          roleId: req.role_id,
+          user: fromUserRef(req.user),
+        })
+      ).map(toUserMessage),
+    })),
+
+    SetRoleMembers: handle(async (req: membership.SetRoleMembersRequest__Output, ctx) => ({
+      members: (
+        await useCases.roleMembers.set(requireUser(ctx), {
+          projectId: req.project_id,
+          roleId: req.role_id,
+          users: req.users.map(fromUserRef),
+        })
+      ).map(toUserMessage),
+    })),
+
+    RemoveRoleMember: handle(async (req: membership.RemoveRoleMemberRequest__Output, ctx) => ({
+      members: (
+        await useCases.roleMembers.remove(requireUser(ctx), {
+          projectId: req.project_id,
+          roleId: req.role_id,
+          user: fromUserRef(req.user),
+          where: req.where,
+        })
+      ).map(toUserMessage),
+    })),
+
+    ListProjectMembers: handle(async (req: membership.ListProjectMembersRequest__Output, ctx) => ({
+      members: (
+        await useCases.projectMembers.list(requireUser(ctx), { projectId: req.project_id, where: req.where })
+      ).map(toUserMessage),
+    })),
+
+    GetProjectMember: handle(async (req: membership.GetProjectMemberRequest__Output, ctx) => ({
+      user: toUserMessage(
+        await useCases.projectMembers.get(requireUser(ctx), {
+          projectId: req.project_id,
+          user: fromUserRef(req.user),
+        }),
+      ),
+    })),
+
+    AddProjectMember: handle(async (req: membership.AddProjectMemberRequest__Output, ctx) => ({
+      members: (
+        await useCases.projectMembers.add(requireUser(ctx), {
+          projectId: req.project_id,
+          user: fromUserRef(req.user),
+        })
+      ).map(toUserMessage),
+    })),
+
+    RemoveProjectMember: handle(async (req: membership.RemoveProjectMemberRequest__Output, ctx) => {
+      await useCases.projectMembers.remove(requireUser(ctx), {
+        projectId: req.project_id,
+        user: fromUserRef(req.user),
+      });
+      return {};
     }),
   };
 }

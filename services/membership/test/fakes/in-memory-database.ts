@@ -73,6 +73,17 @@ export class InMemoryDatabase implements Database {
       return ids;
     };
     const byId = <T extends { id: number }>(a: T, b: T) => a.id - b.id;
+    const roleMembers = (roleId: number): User[] => {
+      const ids = new Set(
+        s()
+          .roleMembers.filter((m) => m.roleId === roleId)
+          .map((m) => m.userId),
+      );
+      return s()
+        .users.filter((u) => ids.has(u.id))
+        .sort(byId)
+        .map(strip);
+    };
 
     return {
       users: {
@@ -97,6 +108,10 @@ export class InMemoryDatabase implements Database {
             .users.filter((u) => ids.includes(u.id))
             .sort(byId)
             .map(strip),
+        findByUserName: async (userName) => {
+          const user = s().users.find((u) => u.userName.toLowerCase() === userName.toLowerCase());
+          return user && strip(user);
+        },
         findByApiKeyHash: async (hash) => {
           const key = s().apiKeys.find((k) => k.keyHash === hash && k.enabled);
           const u = key && s().users.find((x) => x.id === key.userId && x.enabled);
@@ -147,6 +162,23 @@ export class InMemoryDatabase implements Database {
           const ids = memberIds(projectId);
           return s().users.some((u) => ids.has(u.id) && u.email.toLowerCase() === email.toLowerCase());
         },
+        lockMembership: async () => undefined,
+        isMember: async (projectId, userId) => memberIds(projectId).has(userId),
+        removeMember: async (projectId, userId) => {
+          const st = s();
+          const roleIds = new Set(st.roles.filter((r) => r.projectId === projectId).map((r) => r.id));
+          st.roleMembers = st.roleMembers.filter((m) => !(m.userId === userId && roleIds.has(m.roleId)));
+          st.projectMembers = st.projectMembers.filter(
+            (m) => !(m.userId === userId && m.projectId === projectId),
+          );
+        },
+        countAdminRoleMembers: async (projectId) => {
+          const st = s();
+          const admin = new Set(
+            st.roles.filter((r) => r.projectId === projectId && r.access === 'admin').map((r) => r.id),
+          );
+          return new Set(st.roleMembers.filter((m) => admin.has(m.roleId)).map((m) => m.userId)).size;
+        },
       },
       roles: {
         insert: async (role: { projectId: number; name: string; access: AccessLevel }) => {
@@ -165,6 +197,36 @@ export class InMemoryDatabase implements Database {
         },
         findInProject: async (projectId, roleId) =>
           s().roles.find((r) => r.id === roleId && r.projectId === projectId),
+        findWithMembers: async (projectId, roleId) => {
+          const role = s().roles.find((r) => r.id === roleId && r.projectId === projectId);
+          return role && { ...role, members: roleMembers(role.id) };
+        },
+        update: async (roleId, changes) => {
+          const role = s().roles.find((r) => r.id === roleId);
+          if (role && changes.name !== undefined) role.name = changes.name;
+          if (role && changes.access !== undefined) role.access = changes.access;
+        },
+        delete: async (roleId) => {
+          const st = s();
+          st.roles = st.roles.filter((r) => r.id !== roleId);
+          st.roleMembers = st.roleMembers.filter((m) => m.roleId !== roleId);
+          st.invites = st.invites.filter((i) => i.roleId !== roleId);
+        },
+        listMembers: async (roleId) => roleMembers(roleId),
+        findByName: async (projectId, name) =>
+          s()
+            .roles.filter((r) => r.projectId === projectId && r.name.toLowerCase() === name.toLowerCase())
+            .sort(byId)[0],
+        removeMember: async (roleId, userId) => {
+          const st = s();
+          const before = st.roleMembers.length;
+          st.roleMembers = st.roleMembers.filter((m) => !(m.roleId === roleId && m.userId === userId));
+          return st.roleMembers.length < before;
+        },
+        removeAllMembers: async (roleId) => {
+          const st = s();
+          st.roleMembers = st.roleMembers.filter((m) => m.roleId !== roleId);
+        },
         listWithMembers: async (projectId): Promise<RoleWithMembers[]> => {
           const st = s();
           return st.roles

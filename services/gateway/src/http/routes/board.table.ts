@@ -7,7 +7,10 @@ import { P, S } from './paths';
 export function boardRoutes(deps: RouteDeps): Route[] {
   const stories = storyHandlers(deps);
   return [
+    route('GET', `${P}/stories`, { access: 'Read' }, stories.list),
     route('POST', `${P}/stories`, { access: 'ReadWrite' }, stories.create),
     route('GET', S, { access: 'Read' }, stories.get),
+    route('PUT', S, { access: 'ReadWrite' }, stories.update),
+    route('DELETE', S, { access: 'ReadWrite' }, stories.remove),
   ];
 }

@@ -1,7 +1,9 @@
 import { route, type Route } from '../router';
 import type { RouteDeps } from './deps';
 import { inviteHandlers } from './invites.routes';
+import { memberHandlers } from './members.routes';
 import { projectHandlers } from './projects.routes';
+import { roleHandlers } from './roles.routes';
 import { userHandlers } from './users.routes';
 import { P, V1 } from './paths';
 
@@ -10,12 +12,30 @@ export function identityRoutes(deps: RouteDeps): Route[] {
   const users = userHandlers(deps);
   const projects = projectHandlers(deps);
   const invites = inviteHandlers(deps);
+  const roles = roleHandlers(deps);
+  const members = memberHandlers(deps);
+  const role = `${P}/roles/:roleId`;
   return [
     route('POST', `${V1}/users`, { public: true }, users.signUp),
     route('GET', `${V1}/me`, {}, users.me),
 
     route('POST', `${V1}/projects`, {}, projects.create),
     route('GET', P, { access: 'Read' }, projects.get),
+
+    route('GET', `${P}/members`, { access: 'Read' }, members.list),
+    route('POST', `${P}/members`, { access: 'Admin' }, members.add),
+    route('GET', `${P}/members/:user(text)`, { access: 'Read' }, members.get),
+    route('DELETE', `${P}/members/:user(text)`, { access: 'Admin' }, members.remove),
+
+    route('GET', `${P}/roles`, { access: 'Read' }, roles.list),
+    route('POST', `${P}/roles`, { access: 'Admin' }, roles.create),
+    route('GET', role, { access: 'Read' }, roles.get),
+    route('PUT', role, { access: 'Admin' }, roles.update),
+    route('DELETE', role, { access: 'Admin' }, roles.delete),
+    route('GET', `${role}/members`, { access: 'Read' }, roles.listMembers),
+    route('POST', `${role}/members`, { access: 'Admin' }, roles.addMember),
+    route('PUT', `${role}/members`, { access: 'Admin' }, roles.setMembers),
+    route('DELETE', `${role}/members/:user(text)`, { access: 'Admin' }, roles.removeMember),
 
     route('POST', `${P}/invites`, { access: 'Admin' }, invites.create),
   ];

@@ -86,6 +86,23 @@ export class FakeBoards {
         if (!story) throw new DomainError('NotFound', 'Story not found.');
         return { story };
       }),
+      ListStories: h('ListStories', async (req: boards.ListStoriesRequest__Output) => {
+        const all = [...this.stories.values()].filter((s) => s.project_id === req.project_id);
+        const start = (req.page - 1) * req.page_size;
+        return { stories: all.slice(start, start + req.page_size), total_items: all.length };
+      }),
+      UpdateStory: h('UpdateStory', async (req: boards.UpdateStoryRequest__Output) => {
+        const story = this.stories.get(`${req.project_id}:${req.story_id}`);
+        if (!story) throw new DomainError('NotFound', 'Story not found.');
+        if (req.update_mask.includes('text')) story.text = req.text;
+        if (req.update_mask.includes('owner')) story.owner_id = req.owner_id;
+        return { story };
+      }),
+      DeleteStory: h('DeleteStory', async (req: boards.DeleteStoryRequest__Output) => {
+        if (!this.stories.delete(`${req.project_id}:${req.story_id}`))
+          throw new DomainError('NotFound', 'Story not found.');
+        return {};
+      }),
     };
     return { name: 'flowboard.boards.v1.BoardsService', definition: BoardsService.service, implementation };
   }

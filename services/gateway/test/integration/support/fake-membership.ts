@@ -13,6 +13,9 @@ interface FakeProject {
   access: Map<number, Access>; // userId → access (owner: ACCESS_ADMIN)
 }
 
+const notFaked = (): Promise<never> =>
+  Promise.reject(new DomainError('Internal', 'not implemented by the fake membership service'));
+
 /** An in-memory membership service with canned behaviour and call counters. */
 export class FakeMembership {
   readonly calls = new Calls();
@@ -122,6 +125,26 @@ export class FakeMembership {
           };
         },
       ),
+      ListRoles: h('ListRoles', async (req: membership.ListRolesRequest__Output, userId) => ({
+        roles: this.visible(req.project_id, userId()).roles,
+      })),
+      GetRole: h('GetRole', async (req: membership.GetRoleRequest__Output, userId) => {
+        const role = this.visible(req.project_id, userId()).roles.find((r) => r.id === req.role_id);
+        if (!role) throw new DomainError('NotFound', 'Role not found');
+        return { role };
+      }),
+      // Role and member writes are exercised end to end against the real service (test/e2e); not faked here.
+      CreateRole: h('CreateRole', notFaked),
+      UpdateRole: h('UpdateRole', notFaked),
+      DeleteRole: h('DeleteRole', notFaked),
+      ListRoleMembers: h('ListRoleMembers', notFaked),
+      AddRoleMember: h('AddRoleMember', notFaked),
+      SetRoleMembers: h('SetRoleMembers', notFaked),
+      RemoveRoleMember: h('RemoveRoleMember', notFaked),
+      ListProjectMembers: h('ListProjectMembers', notFaked),
+      GetProjectMember: h('GetProjectMember', notFaked),
+      AddProjectMember: h('AddProjectMember', notFaked),
+      RemoveProjectMember: h('RemoveProjectMember', notFaked),
       CreateInvite: h('CreateInvite', async (req: membership.CreateInviteRequest__Output, userId) => {
         const fake = this.visible(req.project_id, userId());
         const role = fake.roles.find((r) => r.id === req.role_id);

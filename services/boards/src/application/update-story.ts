@@ -1,0 +1,113 @@
+import { DomainError } from '@flowboard/service-kit';
+import { parseColor } from '../domain/color';
+import { parseDeadline } from '../domain/deadline';
+import { optionalId, requirePositiveId } from '../domain/ids';
+import { stepTypeForStatus } from '../domain/phases';
+import { parseDetails, parseShortLabel, parseStoryText } from '../domain/story';
+import { nextStatus } from '../domain/story-status';
+import type { BoardsStore, StoryRecord, StoryWrite } from './ports';
+
+/** A partial update: only the properties present change (api-compat §1.4, §5.3). */
+export interface UpdateStoryCommand {
+  projectId: number;
+  storyId: number;
+  text?: string;
+  details?: string;
+  size?: string;
+  priority?: string;
+  color?: string;
+  status?: string;
+  blockedReason?: string | null;
+  phaseId?: number;
+  /** 0 = unassign. The gateway has checked that the owner is a member. */
+  ownerId?: number;
+  /** "" = clear. */
+  deadline?: string;
+}
+
+export type UpdateStory = (command: UpdateStoryCommand) => Promise<StoryRecord>;
+
+/**
+ * Updates a story in one transaction under the board row lock (moves change board positions): the phase move
+ * first (bottom of the new phase, automatic status, milestone closed and opened), then the status checked against
+ * the new phase, a new step when the status changes. Moving to the phase the story is in is a no-op.
+ */
+export function makeUpdateStory(store: BoardsStore): UpdateStory {
+  return async (command) => {
+    const projectId = requirePositiveId('project_id', command.projectId);
+    const storyId = command.storyId;
+    const notFound = () => new DomainError('NotFound', 'Story not found');
+    if (!Number.isSafeInteger(storyId) || storyId <= 0) throw notFound();
+    // Field validation before any I/O.
+    const text = command.text === undefined ? undefined : parseStoryText(command.text);
+    const details = command.details === undefined ? undefined : parseDetails(command.details);
+    const size = command.size === undefined ? undefined : parseShortLabel('size', command.size);
+    const priority =
+      command.priority === undefined ? undefined : parseShortLabel('priority', command.priority);
+    const color = command.color === undefined ? undefined : parseColor(command.color);
+    const deadline = command.deadline === undefined ? undefined : parseDeadline(command.deadline);
+    const ownerId = command.ownerId === undefined ? undefined : optionalId('owner_id', command.ownerId);
+    if (command.phaseId !== undefined && (!Number.isSafeInteger(command.phaseId) || command.phaseId <= 0)) {
+      throw new DomainError('InvalidArgument', 'Invalid phase: expected a phase id.', {
+        problem: 'invalid-reference',
+      });
+    }
+
+    return store.transaction(async (tx) => {
+      if (!(await tx.boards.lock(projectId))) throw notFound();
+      const found = await tx.stories.findForUpdate(projectId, storyId);
+      if (!found) throw notFound();
+      const { story } = found;
+      const previousStatus = story.status;
+
+      let move: { phaseId: number; position: number; lastPosition: number } | undefined;
+      if (command.phaseId !== undefined && command.phaseId !== story.phase.id) {
+        const placement = await tx.phases.findPlacement(projectId, command.phaseId);
+        if (!placement) {
+          throw new DomainError(
+            'InvalidArgument',
+            `Invalid phase: no phase ${command.phaseId} in this project.`,
+            {
+              problem: 'invalid-reference',
+            },
+          );
+        }
+        move = {
+          phaseId: placement.phase.id,
+          position: placement.phase.position,
+          lastPosition: placement.lastPosition,
+        };
+      }
+      const status = nextStatus(
+        { status: story.status, blockedReason: story.blockedReason },
+        {
+          current: { position: found.phasePosition, lastPosition: found.lastPosition },
+          move,
+          status: command.status,
+          blockedReason: command.blockedReason,
+        },
+      );
+      const write: StoryWrite = {
+        text: text ?? story.text,
+        details: details ?? story.details,
+        size: size ?? story.size,
+        priority: priority ?? story.priority,
+        color: color ?? story.color,
+        status: status.status,
+        blockedReason: status.blockedReason,
+        phaseId: move?.phaseId ?? story.phase.id,
+        boardPosition: move
+          ? await tx.stories.nextBoardPosition(projectId, move.phaseId)
+          : story.boardPosition,
+        ownerId: ownerId === undefined ? story.ownerId : ownerId,
+        deadline: deadline === undefined ? story.deadline : deadline,
+      };
+      const updated = await tx.stories.update(projectId, storyId, write);
+      if (move) await tx.history.moveMilestone({ projectId, storyId, phaseId: move.phaseId });
+      if (status.status !== previousStatus) {
+        await tx.history.changeStep({ projectId, storyId, type: stepTypeForStatus(status.status) });
+      }
+      return updated;
+    });
+  };
+}

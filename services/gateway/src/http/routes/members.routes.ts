@@ -1,0 +1,65 @@
+import { DomainError } from '@flowboard/service-kit';
+import { pageOf } from '../../representation/page';
+import { userDto } from '../../representation/user.dto';
+import type { Call } from '../call';
+import { empty, page, resource, type Reply } from '../respond';
+import type { RouteDeps } from './deps';
+import { userRef, userRefFromPath } from './user-refs';
+
+/**
+ * `P/members` (api-compat §5.2): full user records. Writes drop the project's cached access decisions, so a
+ * removed member gets 404 on their very next request.
+ */
+export function memberHandlers({ membership, access }: RouteDeps) {
+  const noEnrichments = (call: Call) => call.enrichments({ names: [] });
+
+  return {
+    async list(call: Call): Promise<Reply> {
+      noEnrichments(call);
+      const paging = call.paging();
+      const { members } = await membership.listProjectMembers({
+        project_id: call.project.projectId,
+        where: call.query.get('where') ?? '',
+      });
+      return page('user', pageOf(members.map(userDto), paging));
+    },
+
+    /** `{user}` is an id or a username; not a member → 404. */
+    async get(call: Call): Promise<Reply> {
+      noEnrichments(call);
+      const { user } = await membership.getProjectMember({
+        project_id: call.project.projectId,
+        user: userRefFromPath(call.text('user')),
+      });
+      if (!user) throw new DomainError('Internal', 'GetProjectMember returned no user');
+      return resource('user', userDto(user));
+    },
+
+    /** Body: one user reference (`42`, `"bob"` or an object); an existing member is a no-op. Answers the page. */
+    async add(call: Call): Promise<Reply> {
+      const user = userRef((await call.body()).value());
+      noEnrichments(call);
+      const paging = call.paging();
+      const projectId = call.project.projectId;
+      try {
+        const { members } = await membership.addProjectMember({ project_id: projectId, user });
+        return page('user', pageOf(members.map(userDto), paging));
+      } finally {
+        await access.forgetProject(projectId);
+      }
+    },
+
+    async remove(call: Call): Promise<Reply> {
+      const projectId = call.project.projectId;
+      try {
+        await membership.removeProjectMember({
+          project_id: projectId,
+          user: userRefFromPath(call.text('user')),
+        });
+      } finally {
+        await access.forgetProject(projectId);
+      }
+      return empty();
+    },
+  };
+}

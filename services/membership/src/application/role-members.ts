@@ -1,0 +1,90 @@
+import { DomainError } from '@flowboard/service-kit';
+import { matches, parseFilter, USER_FILTER_PROPERTIES, type Filter } from '../domain/filter';
+import { membershipWrite, requireProjectAccess, roleNotFound } from './roles';
+import type { Database, Repositories, User } from './ports';
+
+/** A user named in a request: by id when positive, else by login name (ignoring case). */
+export interface UserReference {
+  id: number;
+  userName: string;
+}
+
+/** Resolves a reference from a request body; unknown → 400 `invalid-reference`. */
+export async function resolveUserReference(repos: Repositories, ref: UserReference): Promise<User> {
+  const user =
+    ref.id > 0
+      ? await repos.users.findById(ref.id)
+      : ref.userName.trim()
+        ? await repos.users.findByUserName(ref.userName.trim())
+        : undefined;
+  if (!user) {
+    const shown = ref.id > 0 ? String(ref.id) : `'${ref.userName}'`;
+    throw new DomainError('InvalidArgument', `Unknown user ${shown}.`, { problem: 'invalid-reference' });
+  }
+  return user;
+}
+
+const filtered = (users: User[], filter: Filter | undefined): User[] =>
+  users.filter((u) => matches(filter, (p) => (p === 'name' ? u.name : p === 'email' ? u.email : u.userName)));
+
+async function roleIdIn(repos: Repositories, projectId: number, roleId: number): Promise<number> {
+  const role = roleId > 0 ? await repos.roles.findInProject(projectId, roleId) : undefined;
+  if (!role) throw roleNotFound();
+  return role.id;
+}
+
+/**
+ * Members of one role. Joining a role makes the user a project member; leaving it keeps them one
+ * (api-compat §5.7). Each write answers the role's members after the change.
+ */
+export function createRoleMemberUseCases(deps: { db: Database }) {
+  const { db } = deps;
+  return {
+    async list(callerId: number, input: { projectId: number; roleId: number; where: string }) {
+      const filter = parseFilter(input.where, USER_FILTER_PROPERTIES);
+      await requireProjectAccess(db.repos, input.projectId, callerId, 'read');
+      const roleId = await roleIdIn(db.repos, input.projectId, input.roleId);
+      return filtered(await db.repos.roles.listMembers(roleId), filter);
+    },
+
+    add(callerId: number, input: { projectId: number; roleId: number; user: UserReference }) {
+      return membershipWrite(db, input.projectId, callerId, async (tx) => {
+        const roleId = await roleIdIn(tx, input.projectId, input.roleId);
+        const user = await resolveUserReference(tx, input.user);
+        await tx.roles.addMember(roleId, user.id);
+        return tx.roles.listMembers(roleId);
+      });
+    },
+
+    /** All members are removed and the given ones added (spec). */
+    set(callerId: number, input: { projectId: number; roleId: number; users: UserReference[] }) {
+      return membershipWrite(db, input.projectId, callerId, async (tx) => {
+        const roleId = await roleIdIn(tx, input.projectId, input.roleId);
+        const users: User[] = [];
+        for (const ref of input.users) users.push(await resolveUserReference(tx, ref));
+        await tx.roles.removeAllMembers(roleId);
+        for (const user of users) await tx.roles.addMember(roleId, user.id);
+        return tx.roles.listMembers(roleId);
+      });
+    },
+
+    /** `{user}` is a path segment: an unknown user, or one not in the role, is 404. */
+    remove(
+      callerId: number,
+      input: { projectId: number; roleId: number; user: UserReference; where: string },
+    ) {
+      const filter = parseFilter(input.where, USER_FILTER_PROPERTIES);
+      return membershipWrite(db, input.projectId, callerId, async (tx) => {
+        const roleId = await roleIdIn(tx, input.projectId, input.roleId);
+        const user =
+          input.user.id > 0
+            ? await tx.users.findById(input.user.id)
+            : await tx.users.findByUserName(input.user.userName);
+        if (!user || !(await tx.roles.removeMember(roleId, user.id))) {
+          throw new DomainError('NotFound', 'The user is not a member of this role.');
+        }
+        return filtered(await tx.roles.listMembers(roleId), filter);
+      });
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { DomainError } from '@flowboard/service-kit';
+import { hasAccess, type AccessLevel } from '../domain/access';
+import { matches, parseFilter, ROLE_FILTER_PROPERTIES } from '../domain/filter';
+import { assertAdminRemains, parseAccess, parseRoleName } from '../domain/role';
+import { resolveProjectAccess } from './get-project-access';
+import type { Database, Repositories, RoleWithMembers } from './ports';
+
+/**
+ * Roles of a project (spec "Roles and members"). Reads need read access, writes admin access; the gateway
+ * checks the same, this is the service's own guard. Writes lock the project's membership first and end with
+ * the last-admin rule, so concurrent changes can never leave a project without an admin role member.
+ */
+export async function requireProjectAccess(
+  repos: Repositories,
+  projectId: number,
+  callerId: number,
+  level: AccessLevel,
+) {
+  const found = await resolveProjectAccess(repos.projects, projectId, callerId);
+  if (!hasAccess(found.access, level)) {
+    throw new DomainError('PermissionDenied', `This needs ${level} access to the project.`);
+  }
+  return found;
+}
+
+export const roleNotFound = () => new DomainError('NotFound', 'Role not found');
+
+/** Runs a membership write: lock, access check, the change, then the last-admin rule — one transaction. */
+export function membershipWrite<T>(
+  db: Database,
+  projectId: number,
+  callerId: number,
+  change: (tx: Repositories) => Promise<T>,
+): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.projects.lockMembership(projectId);
+    await requireProjectAccess(tx, projectId, callerId, 'admin');
+    const result = await change(tx);
+    assertAdminRemains(await tx.projects.countAdminRoleMembers(projectId));
+    return result;
+  });
+}
+
+async function roleIn(repos: Repositories, projectId: number, roleId: number): Promise<RoleWithMembers> {
+  const role = roleId > 0 ? await repos.roles.findWithMembers(projectId, roleId) : undefined;
+  if (!role) throw roleNotFound();
+  return role;
+}
+
+export function createRoleUseCases(deps: { db: Database }) {
+  const { db } = deps;
+  return {
+    async list(callerId: number, input: { projectId: number; where: string }): Promise<RoleWithMembers[]> {
+      const filter = parseFilter(input.where, ROLE_FILTER_PROPERTIES);
+      await requireProjectAccess(db.repos, input.projectId, callerId, 'read');
+      const roles = await db.repos.roles.listWithMembers(input.projectId);
+      return roles.filter((role) => matches(filter, () => role.name));
+    },
+
+    async get(callerId: number, input: { projectId: number; roleId: number }): Promise<RoleWithMembers> {
+      await requireProjectAccess(db.repos, input.projectId, callerId, 'read');
+      return roleIn(db.repos, input.projectId, input.roleId);
+    },
+
+    create(callerId: number, input: { projectId: number; name: string; access?: string }) {
+      const name = parseRoleName(input.name);
+      const access = parseAccess(input.access);
+      return membershipWrite(db, input.projectId, callerId, async (tx) => {
+        const role = await tx.roles.insert({ projectId: input.projectId, name, access });
+        return { ...role, members: [] } as RoleWithMembers;
+      });
+    },
+
+    update(
+      callerId: number,
+      input: { projectId: number; roleId: number; name?: string; access?: string },
+    ): Promise<RoleWithMembers> {
+      const changes = {
+        name: input.name === undefined ? undefined : parseRoleName(input.name),
+        access: input.access === undefined ? undefined : parseAccess(input.access),
+      };
+      return membershipWrite(db, input.projectId, callerId, async (tx) => {
+        const role = await roleIn(tx, input.projectId, input.roleId);
+        await tx.roles.update(role.id, changes);
+        return roleIn(tx, input.projectId, role.id);
+      });
+    },
+
+    delete(callerId: number, input: { projectId: number; roleId: number }): Promise<void> {
+      return membershipWrite(db, input.projectId, callerId, async (tx) => {
+        const role = await roleIn(tx, input.projectId, input.roleId);
+        await tx.roles.delete(role.id);
+      });
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { api, childNames, createProject, signUp, XML_HEADERS, type SignedUp } from './support';
+
+/** `P/members` through the gateway (api-compat §5.2), the access matrix and revocation: removed → next 404. */
+jest.setTimeout(60_000);
+
+let owner: SignedUp;
+let project: { id: number; name: string };
+const P = () => `/api/v1/projects/${project.id}`;
+
+const add = (user: unknown, key = owner.key) =>
+  api(`${P()}/members`, {
+    method: 'POST',
+    key,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(user),
+  });
+
+beforeAll(async () => {
+  owner = await signUp('members-owner');
+  project = await createProject(owner.key);
+});
+
+describe('project members', () => {
+  it('adds a member to the project and its Members role (readwrite); adding again is a no-op', async () => {
+    const bob = await signUp('bob');
+    const first = await add(bob.userName);
+    expect(first.status).toBe(200);
+    expect(first.json.items.map((u: { id: number }) => u.id)).toEqual([owner.id, bob.id]);
+    expect(Object.keys(first.json.items[1])).toEqual([
+      'id',
+      'name',
+      'userName',
+      'email',
+      'bio',
+      'createTime',
+    ]);
+    expect((await add({ id: bob.id })).json.totalItems).toBe(2);
+
+    const roles = await api(`${P()}/roles?where=name:Members`, { key: bob.key });
+    expect(roles.status).toBe(200);
+    expect(roles.json.items[0].members.map((u: { id: number }) => u.id)).toEqual([bob.id]);
+    // readwrite, not admin
+    expect((await api(`${P()}/roles`, { method: 'POST', key: bob.key, body: { name: 'x' } })).status).toBe(
+      403,
+    );
+  });
+
+  it('gets one member by id or username, lists with a filter, in JSON and XML', async () => {
+    const carl = await signUp('carl');
+    await add(carl.id);
+    const byName = await api(`${P()}/members/${carl.userName.toUpperCase()}`, { key: owner.key });
+    expect(byName.status).toBe(200);
+    expect(byName.json).toMatchObject({ id: carl.id, userName: carl.userName, bio: '' });
+    const xml = await api(`${P()}/members/${carl.id}`, { key: owner.key, headers: XML_HEADERS });
+    expect(childNames(xml.text, 'user')).toEqual(['bio', 'createTime', 'email', 'id', 'name', 'userName']);
+    const page = await api(`${P()}/members.xml?where=email:${carl.email}`, { key: owner.key });
+    expect(page.status).toBe(200);
+    expect(childNames(page.text, 'users')).toEqual(['items', 'page', 'pageSize', 'totalItems', 'totalPages']);
+    expect(page.text).toContain(`<totalItems>1</totalItems>`);
+    const stranger = await signUp('nobody');
+    expect((await api(`${P()}/members/${stranger.id}`, { key: owner.key })).status).toBe(404);
+    expect((await add('no-such-user-zz')).status).toBe(400);
+  });
+
+  it('refuses to remove the owner (409)', async () => {
+    const res = await api(`${P()}/members/${owner.userName}`, { method: 'DELETE', key: owner.key });
+    expect(res.status).toBe(409);
+  });
+
+  it('access matrix: Read to list and get, Admin to add and remove', async () => {
+    const stranger = await signUp('stranger');
+    const none = await signUp('m-none');
+    await add(none.id);
+    const roleRes = await api(`${P()}/roles?where=name:Members`, { key: owner.key });
+    // Leaving the Members role keeps "none" a member with access none.
+    await api(`${P()}/roles/${roleRes.json.items[0].id}/members/${none.id}`, {
+      method: 'DELETE',
+      key: owner.key,
+    });
+    const reader = await signUp('m-read');
+    const readRole = await api(`${P()}/roles`, {
+      method: 'POST',
+      key: owner.key,
+      body: { name: 'R', access: 'read' },
+    });
+    await api(`${P()}/roles/${readRole.json.id}/members`, {
+      method: 'POST',
+      key: owner.key,
+      body: { id: reader.id },
+    });
+    const writer = await signUp('m-rw');
+    await add(writer.id);
+
+    const status = async (path: string, key: string | undefined, method = 'GET', body?: unknown) =>
+      (await api(path, { key, method, body })).status;
+    const who: Array<[string, string | undefined]> = [
+      ['anonymous', undefined],
+      ['stranger', stranger.key],
+      ['none', none.key],
+      ['read', reader.key],
+      ['readwrite', writer.key],
+      ['admin', owner.key],
+    ];
+    const matrix: Record<string, number[]> = {};
+    for (const [name, key] of who) {
+      matrix[name] = [
+        await status(`${P()}/members`, key),
+        await status(`${P()}/members/${owner.id}`, key),
+        await status(`${P()}/members`, key, 'POST', {}), // admin: 400 (access passes, body fails)
+        await status(`${P()}/members/${stranger.id}`, key, 'DELETE'), // admin: 404 (not a member)
+      ];
+    }
+    expect(matrix).toEqual({
+      anonymous: [401, 401, 401, 401],
+      stranger: [404, 404, 404, 404],
+      none: [403, 403, 403, 403],
+      read: [200, 200, 403, 403],
+      readwrite: [200, 200, 403, 403],
+      admin: [200, 200, 400, 404],
+    });
+  });
+});
+
+describe('revocation', () => {
+  it('a removed member gets 404 on the very next request, despite the access cache', async () => {
+    const gone = await signUp('gone');
+    await add(gone.id);
+    expect((await api(P(), { key: gone.key })).status).toBe(200);
+    expect((await api(`${P()}/roles`, { key: gone.key })).status).toBe(200); // cached now
+
+    const removed = await api(`${P()}/members/${gone.userName}`, { method: 'DELETE', key: owner.key });
+    expect(removed.status).toBe(200);
+    expect(removed.text).toBe('');
+    expect(removed.headers.get('content-type')).toBeNull();
+
+    const next = await api(`${P()}/roles`, { key: gone.key });
+    expect(next.status).toBe(404);
+    expect((await api(P(), { key: gone.key })).status).toBe(404);
+    // Gone from every role too.
+    const roles = await api(`${P()}/roles`, { key: owner.key });
+    for (const role of roles.json.items) {
+      expect(role.members.map((u: { id: number }) => u.id)).not.toContain(gone.id);
+    }
+  });
+});
