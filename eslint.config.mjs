@@ -3,7 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'proto/src/generated/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'proto/src/generated/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,7 +26,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/config.ts', '**/*.test.ts', '**/test/**', 'packages/testing/**', 'packages/jest-preset/**', 'packages/mail-sink/**'],
+    files: [
+      '**/config.ts',
+      '**/*.test.ts',
+      '**/test/**',
+      'packages/testing/**',
+      'packages/jest-preset/**',
+      'packages/mail-sink/**',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -11,7 +11,15 @@ const transform = {
 };
 
 function project(rootDir, displayName, testMatch, extra = {}) {
-  return { displayName, rootDir, testMatch, transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], ...extra };
+  return {
+    displayName,
+    rootDir,
+    testMatch,
+    transform,
+    testEnvironment: 'node',
+    moduleFileExtensions: ['ts', 'js', 'json'],
+    ...extra,
+  };
 }
 
 const slow = { slowTestThreshold: 30, setupFilesAfterEnv: [path.join(__dirname, 'long-timeout.js')] };

@@ -25,7 +25,8 @@ function load<T>(file: string): T {
   return grpc.loadPackageDefinition(definition) as unknown as T;
 }
 
-export const loadBoardsProto = (): BoardsProto => load<BoardsProto>('flowboard/boards/v1/boards_service.proto');
+export const loadBoardsProto = (): BoardsProto =>
+  load<BoardsProto>('flowboard/boards/v1/boards_service.proto');
 export const loadMembershipProto = (): MembershipProto =>
   load<MembershipProto>('flowboard/membership/v1/membership_service.proto');
 export const loadFilesProto = (): FilesProto => load<FilesProto>('flowboard/files/v1/files_service.proto');

@@ -24,7 +24,10 @@ describe('event envelope', () => {
     ['not JSON', 'hello'],
     ['no envelope', JSON.stringify(data)],
     ['wrong version', JSON.stringify({ ...makeEvent(inviteCreatedV1, 'm', data), version: 2 })],
-    ['bad data', JSON.stringify({ ...makeEvent(inviteCreatedV1, 'm', data), data: { ...data, email: 'nope' } })],
+    [
+      'bad data',
+      JSON.stringify({ ...makeEvent(inviteCreatedV1, 'm', data), data: { ...data, email: 'nope' } }),
+    ],
   ])('rejects %s', (_name, raw) => {
     expect(() => parseEvent(inviteCreatedV1, raw)).toThrow(InvalidEventError);
   });

@@ -60,14 +60,17 @@ export function parseEvent<S extends z.ZodType>(
     throw new InvalidEventError('message is not JSON');
   }
   const envelope = envelopeSchema.safeParse(json);
-  if (!envelope.success) throw new InvalidEventError(`invalid envelope: ${envelope.error.issues[0]?.message}`);
+  if (!envelope.success)
+    throw new InvalidEventError(`invalid envelope: ${envelope.error.issues[0]?.message}`);
   if (envelope.data.type !== definition.type || envelope.data.version !== definition.version) {
     throw new InvalidEventError(`unexpected event ${envelope.data.type} v${envelope.data.version}`);
   }
   const data = definition.data.safeParse(envelope.data.data);
   if (!data.success) {
     const issue = data.error.issues[0];
-    throw new InvalidEventError(`invalid ${definition.type} data at ${issue?.path.join('.')}: ${issue?.message}`);
+    throw new InvalidEventError(
+      `invalid ${definition.type} data at ${issue?.path.join('.')}: ${issue?.message}`,
+    );
   }
   return { ...envelope.data, data: data.data };
 }

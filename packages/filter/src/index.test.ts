@@ -2,7 +2,11 @@ import { matchesFilter, parseFilter } from './index';
 
 describe('@flowboard/filter', () => {
   it('keeps the caller spelling of a property, whatever case the client used', () => {
-    expect(parseFilter('USERNAME:bob', ['name', 'userName'])).toEqual({ kind: 'term', property: 'userName', value: 'bob' });
+    expect(parseFilter('USERNAME:bob', ['name', 'userName'])).toEqual({
+      kind: 'term',
+      property: 'userName',
+      value: 'bob',
+    });
   });
 
   it.each([

@@ -57,7 +57,10 @@ export async function ensureTopics(kafka: Kafka, topics: string[]): Promise<void
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));
     if (missing.length) {
-      await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions: 3 })), waitForLeaders: true });
+      await admin.createTopics({
+        topics: missing.map((topic) => ({ topic, numPartitions: 3 })),
+        waitForLeaders: true,
+      });
     }
   } finally {
     await admin.disconnect();
@@ -71,7 +74,10 @@ export class KafkaPublisher implements Publisher {
   constructor(kafka: Kafka) {
     // The default (murmur2, Java-compatible) partitioner, named explicitly: same key → same partition as
     // any other Kafka client would choose, and no start-up warning about kafkajs' old default.
-    this.producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+    this.producer = kafka.producer({
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
   }
 
   async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
@@ -138,7 +144,10 @@ export class EventConsumer {
           await this.options.handle(incoming);
         } catch (err) {
           if (!(err instanceof PermanentMessageError)) throw err;
-          this.options.logger.warn({ topic, partition, offset: message.offset, reason: err.message }, 'dead-lettering');
+          this.options.logger.warn(
+            { topic, partition, offset: message.offset, reason: err.message },
+            'dead-lettering',
+          );
           await this.dlq.send({
             topic: this.deadLetterTopic,
             acks: -1,
@@ -146,7 +155,11 @@ export class EventConsumer {
               {
                 key: message.key,
                 value: message.value,
-                headers: { ...message.headers, 'x-dlq-reason': err.message, 'x-dlq-source': `${topic}/${partition}/${message.offset}` },
+                headers: {
+                  ...message.headers,
+                  'x-dlq-reason': err.message,
+                  'x-dlq-source': `${topic}/${partition}/${message.offset}`,
+                },
               },
             ],
           });
@@ -167,5 +180,12 @@ function toIncoming(topic: string, partition: number, message: KafkaMessage): In
   for (const [k, v] of Object.entries(message.headers ?? {})) {
     if (v !== undefined) headers[k] = Array.isArray(v) ? String(v[0]) : String(v);
   }
-  return { topic, partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value, headers };
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key?.toString() ?? null,
+    value: message.value,
+    headers,
+  };
 }

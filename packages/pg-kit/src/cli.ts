@@ -23,7 +23,12 @@ export async function runMigrationsCli(options: MigrationsCliOptions): Promise<v
     return;
   }
   const schema = config.DB_SCHEMA;
-  const pool = createPool({ connectionString: config.DATABASE_URL, schema, applicationName: `${schema}-migrate`, max: 1 });
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    schema,
+    applicationName: `${schema}-migrate`,
+    max: 1,
+  });
   try {
     const applied = await migrate(pool, { schema, dir: options.dir, log: (m) => console.log(m) });
     console.log(`${schema}: ${applied.length} migration(s) applied`);

@@ -39,7 +39,9 @@ export async function migrate(pool: pg.Pool, options: MigrateOptions): Promise<s
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw new Error(`migration ${options.schema}/${file} failed: ${(err as Error).message}`, { cause: err });
+      throw new Error(`migration ${options.schema}/${file} failed: ${(err as Error).message}`, {
+        cause: err,
+      });
     } finally {
       client.release();
     }

@@ -31,7 +31,10 @@ export async function enqueueOutbox(tx: Queryable, schema: string, event: Outbox
 }
 
 export interface OutboxPublisher {
-  publish(topic: string, messages: Array<{ key: string; value: string; headers?: Record<string, string> }>): Promise<void>;
+  publish(
+    topic: string,
+    messages: Array<{ key: string; value: string; headers?: Record<string, string> }>,
+  ): Promise<void>;
 }
 
 export interface OutboxRelayOptions {

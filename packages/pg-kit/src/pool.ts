@@ -30,7 +30,10 @@ export function createPool(options: PoolOptions): pg.Pool {
 }
 
 /** Runs `fn` in one transaction: COMMIT when it resolves, ROLLBACK when it throws. */
-export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -53,4 +56,5 @@ export function quoteIdent(name: string): string {
 /** PostgreSQL error codes the services translate into domain errors. */
 export const PG_UNIQUE_VIOLATION = '23505';
 export const PG_FOREIGN_KEY_VIOLATION = '23503';
-export const isPgError = (e: unknown, code: string): boolean => (e as { code?: string } | null)?.code === code;
+export const isPgError = (e: unknown, code: string): boolean =>
+  (e as { code?: string } | null)?.code === code;

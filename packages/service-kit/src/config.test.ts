@@ -5,8 +5,15 @@ const schema = z.object({ PORT: env.port(8080), DATABASE_URL: env.url(), KAFKA_B
 
 describe('loadConfig', () => {
   it('parses and applies defaults', () => {
-    const config = loadConfig(schema, { DATABASE_URL: 'postgresql://x@127.0.0.1/db', KAFKA_BROKERS: 'a:1, b:2' });
-    expect(config).toEqual({ PORT: 8080, DATABASE_URL: 'postgresql://x@127.0.0.1/db', KAFKA_BROKERS: ['a:1', 'b:2'] });
+    const config = loadConfig(schema, {
+      DATABASE_URL: 'postgresql://x@127.0.0.1/db',
+      KAFKA_BROKERS: 'a:1, b:2',
+    });
+    expect(config).toEqual({
+      PORT: 8080,
+      DATABASE_URL: 'postgresql://x@127.0.0.1/db',
+      KAFKA_BROKERS: ['a:1', 'b:2'],
+    });
   });
 
   it('lists every bad variable at once', () => {

@@ -29,7 +29,12 @@ export const env = {
     z
       .string()
       .min(1)
-      .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+      .transform((s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      ),
   bool: (fallback: boolean) =>
     z
       .enum(['true', 'false', '1', '0'])
@@ -39,7 +44,10 @@ export const env = {
 };
 
 /** For entry points: parse, or print every problem (no stack trace) and exit 1. */
-export function loadConfigOrExit<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function loadConfigOrExit<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<S> {
   try {
     return loadConfig(schema, env);
   } catch (err) {

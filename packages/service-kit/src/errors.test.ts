@@ -1,5 +1,12 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { DomainError, ERROR_TABLE, fromGrpcError, httpProblemFor, toGrpcError, type ErrorKind } from './errors';
+import {
+  DomainError,
+  ERROR_TABLE,
+  fromGrpcError,
+  httpProblemFor,
+  toGrpcError,
+  type ErrorKind,
+} from './errors';
 
 describe('error table', () => {
   const kinds = Object.keys(ERROR_TABLE) as ErrorKind[];
@@ -18,7 +25,9 @@ describe('error table', () => {
   });
 
   it('keeps a finer problem type across the wire', () => {
-    const sent = toGrpcError(new DomainError('InvalidArgument', "Unknown filter property 'colour'.", { problem: 'invalid-filter' }));
+    const sent = toGrpcError(
+      new DomainError('InvalidArgument', "Unknown filter property 'colour'.", { problem: 'invalid-filter' }),
+    );
     const received = fromGrpcError(sent);
     expect(received.problem).toBe('invalid-filter');
     expect(received.message).toBe("Unknown filter property 'colour'.");
@@ -31,7 +40,10 @@ describe('error table', () => {
   });
 
   it('treats a transport failure as an unavailable dependency (503)', () => {
-    const received = fromGrpcError({ code: GrpcStatus.UNAVAILABLE, details: 'connect ECONNREFUSED 127.0.0.1:1' });
+    const received = fromGrpcError({
+      code: GrpcStatus.UNAVAILABLE,
+      details: 'connect ECONNREFUSED 127.0.0.1:1',
+    });
     expect(httpProblemFor(received).status).toBe(503);
     expect(received.message).not.toContain('127.0.0.1');
   });

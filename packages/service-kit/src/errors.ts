@@ -41,9 +41,23 @@ export type ProblemSlug =
   | 'unavailable';
 
 const PROBLEM_SLUGS: ReadonlySet<string> = new Set<ProblemSlug>([
-  'invalid-body', 'invalid-field', 'invalid-reference', 'invalid-parameter', 'invalid-filter', 'invalid-state',
-  'unknown-enrichment', 'unauthorized', 'plan-limit', 'forbidden', 'not-found', 'method-not-allowed', 'conflict',
-  'payload-too-large', 'rate-limited', 'internal', 'unavailable',
+  'invalid-body',
+  'invalid-field',
+  'invalid-reference',
+  'invalid-parameter',
+  'invalid-filter',
+  'invalid-state',
+  'unknown-enrichment',
+  'unauthorized',
+  'plan-limit',
+  'forbidden',
+  'not-found',
+  'method-not-allowed',
+  'conflict',
+  'payload-too-large',
+  'rate-limited',
+  'internal',
+  'unavailable',
 ]);
 
 interface ErrorMapping {
@@ -57,14 +71,34 @@ interface ErrorMapping {
 
 /** The error table. HTTP numbers follow grpc-gateway's mapping, except 402/413, which are selected by reason. */
 export const ERROR_TABLE: Readonly<Record<ErrorKind, ErrorMapping>> = {
-  InvalidArgument: { grpc: GrpcStatus.INVALID_ARGUMENT, http: 400, slug: 'invalid-field', title: 'Invalid request' },
+  InvalidArgument: {
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    http: 400,
+    slug: 'invalid-field',
+    title: 'Invalid request',
+  },
   NotFound: { grpc: GrpcStatus.NOT_FOUND, http: 404, slug: 'not-found', title: 'Not found' },
   AlreadyExists: { grpc: GrpcStatus.ALREADY_EXISTS, http: 409, slug: 'conflict', title: 'Conflict' },
   Conflict: { grpc: GrpcStatus.ABORTED, http: 409, slug: 'conflict', title: 'Conflict' },
-  FailedPrecondition: { grpc: GrpcStatus.FAILED_PRECONDITION, http: 400, slug: 'invalid-state', title: 'Invalid state' },
-  Unauthenticated: { grpc: GrpcStatus.UNAUTHENTICATED, http: 401, slug: 'unauthorized', title: 'Unauthorized' },
+  FailedPrecondition: {
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    http: 400,
+    slug: 'invalid-state',
+    title: 'Invalid state',
+  },
+  Unauthenticated: {
+    grpc: GrpcStatus.UNAUTHENTICATED,
+    http: 401,
+    slug: 'unauthorized',
+    title: 'Unauthorized',
+  },
   PermissionDenied: { grpc: GrpcStatus.PERMISSION_DENIED, http: 403, slug: 'forbidden', title: 'Forbidden' },
-  RateLimited: { grpc: GrpcStatus.RESOURCE_EXHAUSTED, http: 429, slug: 'rate-limited', title: 'Too many requests' },
+  RateLimited: {
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    http: 429,
+    slug: 'rate-limited',
+    title: 'Too many requests',
+  },
   PlanLimitExceeded: {
     grpc: GrpcStatus.FAILED_PRECONDITION,
     reason: 'PLAN_LIMIT_EXCEEDED',
@@ -79,9 +113,19 @@ export const ERROR_TABLE: Readonly<Record<ErrorKind, ErrorMapping>> = {
     slug: 'payload-too-large',
     title: 'Payload too large',
   },
-  MethodNotAllowed: { grpc: GrpcStatus.UNIMPLEMENTED, http: 405, slug: 'method-not-allowed', title: 'Method not allowed' },
+  MethodNotAllowed: {
+    grpc: GrpcStatus.UNIMPLEMENTED,
+    http: 405,
+    slug: 'method-not-allowed',
+    title: 'Method not allowed',
+  },
   Unavailable: { grpc: GrpcStatus.UNAVAILABLE, http: 503, slug: 'unavailable', title: 'Service unavailable' },
-  DeadlineExceeded: { grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504, slug: 'unavailable', title: 'Upstream timeout' },
+  DeadlineExceeded: {
+    grpc: GrpcStatus.DEADLINE_EXCEEDED,
+    http: 504,
+    slug: 'unavailable',
+    title: 'Upstream timeout',
+  },
   Internal: { grpc: GrpcStatus.INTERNAL, http: 500, slug: 'internal', title: 'Internal error' },
 };
 
@@ -129,7 +173,12 @@ export function fromGrpcError(error: unknown): DomainError {
   const problem = e.metadata?.get(PROBLEM_KEY)[0]?.toString();
   const kind = kindFor(e.code, reason);
   // Messages of internal errors stay in the logs; peers' details of client errors are meant for the client.
-  const message = kind === 'Internal' ? 'Internal error' : kind === 'Unavailable' ? 'A dependency is unavailable' : (e.details ?? '');
+  const message =
+    kind === 'Internal'
+      ? 'Internal error'
+      : kind === 'Unavailable'
+        ? 'A dependency is unavailable'
+        : (e.details ?? '');
   return new DomainError(kind, message, {
     cause: error,
     problem: problem && PROBLEM_SLUGS.has(problem) ? (problem as ProblemSlug) : undefined,

@@ -10,10 +10,15 @@ export function requireEnv<K extends string>(...names: K[]): Record<K, string> {
   return Object.fromEntries(names.map((n) => [n, process.env[n] as string])) as Record<K, string>;
 }
 
-export const uniqueSuffix = (): string => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+export const uniqueSuffix = (): string =>
+  `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -20,7 +20,11 @@ export function apiClient(baseUrl: string) {
     const headers: Record<string, string> = { ...request.headers };
     if (request.key) headers['X-Zen-ApiKey'] = request.key;
     let body: RequestInit['body'];
-    if (typeof request.body === 'string' || request.body instanceof FormData || request.body instanceof Uint8Array) {
+    if (
+      typeof request.body === 'string' ||
+      request.body instanceof FormData ||
+      request.body instanceof Uint8Array
+    ) {
       body = request.body as RequestInit['body'];
     } else if (request.body !== undefined) {
       body = JSON.stringify(request.body);

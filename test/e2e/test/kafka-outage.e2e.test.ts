@@ -26,7 +26,11 @@ describe('an invite created while Kafka is down', () => {
     await deleteMailTo(MAILPIT_URL, email);
 
     infra('stop', 'kafka');
-    const res = await api(`/api/v1/projects/${project.id}/invites`, { method: 'POST', key: owner.key, body: { email, role } });
+    const res = await api(`/api/v1/projects/${project.id}/invites`, {
+      method: 'POST',
+      key: owner.key,
+      body: { email, role },
+    });
     expect(res.status).toBe(200);
     await new Promise((r) => setTimeout(r, 2000));
     expect(await searchMail(MAILPIT_URL, email)).toHaveLength(0);

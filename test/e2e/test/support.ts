@@ -14,12 +14,18 @@ export interface SignedUp {
 export async function signUp(prefix = 'user'): Promise<SignedUp> {
   const userName = `${prefix}-${uniqueSuffix()}`;
   const email = `${userName}@example.test`;
-  const res = await api('/api/v1/users', { method: 'POST', body: { userName, email, name: `${prefix} Tester` } });
+  const res = await api('/api/v1/users', {
+    method: 'POST',
+    body: { userName, email, name: `${prefix} Tester` },
+  });
   if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${res.text}`);
   return { id: res.json.id, userName, email, key: res.json.apiKey };
 }
 
-export async function createProject(key: string, name = `Project ${uniqueSuffix()}`): Promise<{ id: number; name: string }> {
+export async function createProject(
+  key: string,
+  name = `Project ${uniqueSuffix()}`,
+): Promise<{ id: number; name: string }> {
   const res = await api('/api/v1/projects', { method: 'POST', key, body: { name, description: 'e2e' } });
   if (res.status !== 200) throw new Error(`project create failed: ${res.status} ${res.text}`);
   return { id: res.json.id, name };

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import { deleteMailTo, uniqueSuffix, waitForMail, searchMail } from '@flowboard/testing';
-import { api, childNames, createProject, MAILPIT_URL, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
+import {
+  api,
+  childNames,
+  createProject,
+  MAILPIT_URL,
+  signUp,
+  sorted,
+  XML_HEADERS,
+  type SignedUp,
+} from './support';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const XML_TYPE = 'application/xml; charset=utf-8';
@@ -17,7 +26,13 @@ describe('sign-up and /me', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe(JSON_TYPE);
     expect(Object.keys(res.json)).toEqual(['id', 'name', 'userName', 'email', 'bio', 'createTime']);
-    expect(res.json).toMatchObject({ id: alice.id, userName: alice.userName, email: alice.email, name: 'alice Tester', bio: '' });
+    expect(res.json).toMatchObject({
+      id: alice.id,
+      userName: alice.userName,
+      email: alice.email,
+      name: 'alice Tester',
+      bio: '',
+    });
     expect(res.json.createTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
   });
 
@@ -25,7 +40,9 @@ describe('sign-up and /me', () => {
     const query = await api(`/api/v1/me?ApiKey=${alice.key}`);
     expect(query.status).toBe(200);
     expect(query.json.id).toBe(alice.id);
-    const bearer = await api('/api/v1/me', { headers: { Authorization: `Bearer ${alice.key.toUpperCase()}` } });
+    const bearer = await api('/api/v1/me', {
+      headers: { Authorization: `Bearer ${alice.key.toUpperCase()}` },
+    });
     expect(bearer.status).toBe(200);
     expect(bearer.json.id).toBe(alice.id);
   });
@@ -54,7 +71,10 @@ describe('sign-up and /me', () => {
   });
 
   it('refuses a duplicate user name with 409', async () => {
-    const res = await api('/api/v1/users', { method: 'POST', body: { userName: alice.userName.toUpperCase(), email: `other-${uniqueSuffix()}@example.test` } });
+    const res = await api('/api/v1/users', {
+      method: 'POST',
+      body: { userName: alice.userName.toUpperCase(), email: `other-${uniqueSuffix()}@example.test` },
+    });
     expect(res.status).toBe(409);
     expect(res.json.detail).toMatch(/userName/);
   });
@@ -87,17 +107,30 @@ describe('errors carry a problem body in the negotiated format', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.json.type).toBe('urn:flowboard:problem:not-found');
     expect(foreign.json.detail).toBe(unknown.json.detail);
-    const stories = await api(`/api/v1/projects/${project.id}/stories/1`, { key: stranger.key, headers: XML_HEADERS });
+    const stories = await api(`/api/v1/projects/${project.id}/stories/1`, {
+      key: stranger.key,
+      headers: XML_HEADERS,
+    });
     expect(stories.status).toBe(404);
     expect(stories.text).toContain('<status>404</status>');
   });
 
   it('400 for malformed JSON and malformed XML bodies', async () => {
     const user = await signUp('bad-body');
-    const json = await api('/api/v1/projects', { method: 'POST', key: user.key, body: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    const json = await api('/api/v1/projects', {
+      method: 'POST',
+      key: user.key,
+      body: '{"name": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(json.status).toBe(400);
     expect(json.json.type).toBe('urn:flowboard:problem:invalid-body');
-    const xml = await api('/api/v1/projects', { method: 'POST', key: user.key, body: '<project><name>x</nam></project>', headers: { 'Content-Type': 'application/xml' } });
+    const xml = await api('/api/v1/projects', {
+      method: 'POST',
+      key: user.key,
+      body: '<project><name>x</nam></project>',
+      headers: { 'Content-Type': 'application/xml' },
+    });
     expect(xml.status).toBe(400);
     expect(xml.headers.get('content-type')).toBe(XML_TYPE);
     expect(xml.text).toContain('urn:flowboard:problem:invalid-body');
@@ -122,8 +155,21 @@ describe('projects, phases, roles and stories', () => {
   it('creates a project with the default phases and roles', async () => {
     const res = await api(`/api/v1/projects/${project.id}?with=phases,roles`, { key: owner.key });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json)).toEqual(['id', 'name', 'description', 'createTime', 'owner', 'phases', 'roles']);
-    expect(res.json.owner).toEqual({ id: owner.id, name: 'gob Tester', userName: owner.userName, email: owner.email });
+    expect(Object.keys(res.json)).toEqual([
+      'id',
+      'name',
+      'description',
+      'createTime',
+      'owner',
+      'phases',
+      'roles',
+    ]);
+    expect(res.json.owner).toEqual({
+      id: owner.id,
+      name: 'gob Tester',
+      userName: owner.userName,
+      email: owner.email,
+    });
     expect(res.json.phases.map((p: { name: string; index: number }) => [p.index, p.name])).toEqual([
       [0, 'Backlog'],
       [1, 'Ready'],
@@ -143,7 +189,15 @@ describe('projects, phases, roles and stories', () => {
   it('shows the same project in XML with wrappers, empty limits and alphabetical order', async () => {
     const res = await api(`/api/v1/projects/${project.id}.xml?WITH=phases&with=roles`, { key: owner.key });
     expect(res.status).toBe(200);
-    expect(childNames(res.text, 'project')).toEqual(['createTime', 'description', 'id', 'name', 'owner', 'phases', 'roles']);
+    expect(childNames(res.text, 'project')).toEqual([
+      'createTime',
+      'description',
+      'id',
+      'name',
+      'owner',
+      'phases',
+      'roles',
+    ]);
     expect(childNames(res.text, 'phases')).toEqual(['phase', 'phase', 'phase', 'phase', 'phase']);
     expect(childNames(res.text, 'phase')).toEqual(sorted(['id', 'name', 'description', 'index', 'limit']));
     expect(res.text).toMatch(/<limit\s*\/>/);
@@ -161,7 +215,13 @@ describe('projects, phases, roles and stories', () => {
     const created = await api(`/api/v1/projects/${project.id}/stories`, {
       method: 'POST',
       key: owner.key,
-      body: { text: 'Build Spec house', size: 5, priority: '9', color: 'Teal', details: 'Only have 2 weeks.' },
+      body: {
+        text: 'Build Spec house',
+        size: 5,
+        priority: '9',
+        color: 'Teal',
+        details: 'Only have 2 weeks.',
+      },
     });
     expect(created.status).toBe(200);
     expect(created.json).toMatchObject({
@@ -175,12 +235,33 @@ describe('projects, phases, roles and stories', () => {
       phase: { name: 'Backlog' },
       creator: { id: owner.id, userName: owner.userName },
     });
-    expect(Object.keys(created.json)).toEqual(['id', 'text', 'size', 'color', 'priority', 'status', 'project', 'phase', 'creator']);
+    expect(Object.keys(created.json)).toEqual([
+      'id',
+      'text',
+      'size',
+      'color',
+      'priority',
+      'status',
+      'project',
+      'phase',
+      'creator',
+    ]);
 
     const got = await api(`/api/v1/projects/${project.id}/stories/1?with=details`, { key: owner.key });
     expect(got.status).toBe(200);
     expect(got.json.details).toBe('Only have 2 weeks.');
-    expect(Object.keys(got.json)).toEqual(['id', 'text', 'details', 'size', 'color', 'priority', 'status', 'project', 'phase', 'creator']);
+    expect(Object.keys(got.json)).toEqual([
+      'id',
+      'text',
+      'details',
+      'size',
+      'color',
+      'priority',
+      'status',
+      'project',
+      'phase',
+      'creator',
+    ]);
   });
 
   it('creates a story from an XML body into a middle phase', async () => {
@@ -196,7 +277,17 @@ describe('projects, phases, roles and stories', () => {
     expect(res.text).toContain('<text>Buy boat "The Sea Word" &amp; more</text>');
     expect(res.text).toContain('<status>started</status>');
     expect(res.text).toMatch(/<size\s*\/>/);
-    expect(childNames(res.text, 'story')).toEqual(['color', 'creator', 'id', 'phase', 'priority', 'project', 'size', 'status', 'text']);
+    expect(childNames(res.text, 'story')).toEqual([
+      'color',
+      'creator',
+      'id',
+      'phase',
+      'priority',
+      'project',
+      'size',
+      'status',
+      'text',
+    ]);
   });
 
   it('404 for a story that does not exist', async () => {
@@ -214,10 +305,18 @@ describe('invites are e-mailed through the outbox, Kafka and the notifier', () =
     const email = `invitee-${uniqueSuffix()}@example.test`;
     await deleteMailTo(MAILPIT_URL, email);
 
-    const res = await api(`/api/v1/projects/${project.id}/invites`, { method: 'POST', key: owner.key, body: { email, role: membersRole.id } });
+    const res = await api(`/api/v1/projects/${project.id}/invites`, {
+      method: 'POST',
+      key: owner.key,
+      body: { email, role: membersRole.id },
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json)).toEqual(['id', 'createTime', 'email', 'token', 'sender', 'role']);
-    expect(res.json).toMatchObject({ email, sender: { id: owner.id }, role: { id: membersRole.id, name: 'Members' } });
+    expect(res.json).toMatchObject({
+      email,
+      sender: { id: owner.id },
+      role: { id: membersRole.id, name: 'Members' },
+    });
     expect(res.json.token).toMatch(/^[0-9a-f]{32}$/);
 
     const mail = await waitForMail(MAILPIT_URL, email, 30_000);
@@ -233,7 +332,11 @@ describe('invites are e-mailed through the outbox, Kafka and the notifier', () =
     const stranger = await signUp('stranger2');
     const project = await createProject(owner.key);
     const email = `nobody-${uniqueSuffix()}@example.test`;
-    const res = await api(`/api/v1/projects/${project.id}/invites`, { method: 'POST', key: stranger.key, body: { email, role: 1 } });
+    const res = await api(`/api/v1/projects/${project.id}/invites`, {
+      method: 'POST',
+      key: stranger.key,
+      body: { email, role: 1 },
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -242,14 +345,22 @@ describe('attachments stream through the gateway to MinIO and back', () => {
   it('uploads two files and downloads the same bytes', async () => {
     const owner = await signUp('uploader');
     const project = await createProject(owner.key);
-    await api(`/api/v1/projects/${project.id}/stories`, { method: 'POST', key: owner.key, body: { text: 'has files' } });
+    await api(`/api/v1/projects/${project.id}/stories`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'has files' },
+    });
 
     const plans = Buffer.from('x'.repeat(3142));
     const binary = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256));
     const form = new FormData();
     form.append('attachment', new Blob([plans], { type: 'text/plain' }), 'plans.txt');
     form.append('file', new Blob([binary], { type: 'application/octet-stream' }), 'blob.bin');
-    const up = await api(`/api/v1/projects/${project.id}/stories/1/attachments`, { method: 'POST', key: owner.key, body: form });
+    const up = await api(`/api/v1/projects/${project.id}/stories/1/attachments`, {
+      method: 'POST',
+      key: owner.key,
+      body: form,
+    });
     expect(up.status).toBe(200);
     expect(up.json).toMatchObject({ page: 1, totalItems: 2, totalPages: 1 });
     const [first, second] = up.json.items;
@@ -257,11 +368,20 @@ describe('attachments stream through the gateway to MinIO and back', () => {
     expect(second).toMatchObject({ fileName: 'blob.bin', sizeInBytes: 70_000 });
     expect(first.token).toMatch(/^[0-9a-f]{32}$/);
 
-    const sha = (b: Buffer | ArrayBuffer) => createHash('sha256').update(Buffer.from(b as ArrayBuffer)).digest('hex');
-    for (const [item, bytes] of [[first, plans], [second, binary]] as const) {
-      const res = await fetch(`${process.env.GATEWAY_URL}/api/v1/projects/${project.id}/stories/1/attachments/${item.id}/content`, {
-        headers: { 'X-Zen-ApiKey': owner.key },
-      });
+    const sha = (b: Buffer | ArrayBuffer) =>
+      createHash('sha256')
+        .update(Buffer.from(b as ArrayBuffer))
+        .digest('hex');
+    for (const [item, bytes] of [
+      [first, plans],
+      [second, binary],
+    ] as const) {
+      const res = await fetch(
+        `${process.env.GATEWAY_URL}/api/v1/projects/${project.id}/stories/1/attachments/${item.id}/content`,
+        {
+          headers: { 'X-Zen-ApiKey': owner.key },
+        },
+      );
       expect(res.status).toBe(200);
       expect(res.headers.get('content-length')).toBe(String(bytes.length));
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
@@ -275,7 +395,11 @@ describe('attachments stream through the gateway to MinIO and back', () => {
     const project = await createProject(owner.key);
     const form = new FormData();
     form.append('file', new Blob(['hi']), 'hi.txt');
-    const res = await api(`/api/v1/projects/${project.id}/stories/77/attachments`, { method: 'POST', key: owner.key, body: form });
+    const res = await api(`/api/v1/projects/${project.id}/stories/77/attachments`, {
+      method: 'POST',
+      key: owner.key,
+      body: form,
+    });
     expect(res.status).toBe(404);
   });
 });

@@ -16,7 +16,10 @@ describe('migrate (real PostgreSQL)', () => {
     admin = new pg.Pool({ connectionString: PG_ADMIN_URL });
     await admin.query(`CREATE SCHEMA ${schema}`);
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'migrations-'));
-    await fs.writeFile(path.join(dir, '0001_things.sql'), 'CREATE TABLE things (id serial PRIMARY KEY, name text NOT NULL);');
+    await fs.writeFile(
+      path.join(dir, '0001_things.sql'),
+      'CREATE TABLE things (id serial PRIMARY KEY, name text NOT NULL);',
+    );
     await fs.writeFile(path.join(dir, '0002_seed.sql'), "INSERT INTO things (name) VALUES ('only once');");
     await fs.writeFile(path.join(dir, 'README.md'), 'not a migration');
   });
@@ -28,7 +31,9 @@ describe('migrate (real PostgreSQL)', () => {
   });
 
   it('applies each file exactly once even when five runners race', async () => {
-    const pools = Array.from({ length: 5 }, () => createPool({ connectionString: PG_ADMIN_URL, schema, applicationName: 'test', max: 1 }));
+    const pools = Array.from({ length: 5 }, () =>
+      createPool({ connectionString: PG_ADMIN_URL, schema, applicationName: 'test', max: 1 }),
+    );
     try {
       const results = await Promise.all(pools.map((pool) => migrate(pool, { schema, dir })));
       expect(results.flat().sort()).toEqual(['0001_things.sql', '0002_seed.sql']);
@@ -42,11 +47,16 @@ describe('migrate (real PostgreSQL)', () => {
   });
 
   it('rolls a failing file back whole and names it', async () => {
-    await fs.writeFile(path.join(dir, '0003_broken.sql'), "INSERT INTO things (name) VALUES ('half'); SELECT no_such_function();");
+    await fs.writeFile(
+      path.join(dir, '0003_broken.sql'),
+      "INSERT INTO things (name) VALUES ('half'); SELECT no_such_function();",
+    );
     const pool = createPool({ connectionString: PG_ADMIN_URL, schema, applicationName: 'test', max: 1 });
     try {
       await expect(migrate(pool, { schema, dir })).rejects.toThrow(/0003_broken\.sql/);
-      const { rows } = await admin.query(`SELECT count(*)::int AS n FROM ${schema}.things WHERE name = 'half'`);
+      const { rows } = await admin.query(
+        `SELECT count(*)::int AS n FROM ${schema}.things WHERE name = 'half'`,
+      );
       expect(rows[0].n).toBe(0);
       const versions = await admin.query(`SELECT version FROM ${schema}.migrations ORDER BY version`);
       expect(versions.rows.map((r) => r.version)).toEqual(['0001_things.sql', '0002_seed.sql']);

@@ -54,7 +54,9 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
     });
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void received.push(JSON.parse(String(message.value)).n) });
+    await consumer.run({
+      eachMessage: async ({ message }) => void received.push(JSON.parse(String(message.value)).n),
+    });
 
     const publisher = new KafkaPublisher(kafka);
     const relay = new OutboxRelay({ pool, schema, publisher, logger, intervalMs: 50 });
@@ -62,7 +64,9 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
     try {
       await waitFor(async () => (received.length >= 5 ? true : undefined), 20_000, 'five events on Kafka');
       expect(received).toEqual([1, 2, 3, 4, 5]);
-      const { rows } = await pool.query('SELECT count(*)::int AS pending FROM outbox WHERE published_at IS NULL');
+      const { rows } = await pool.query(
+        'SELECT count(*)::int AS pending FROM outbox WHERE published_at IS NULL',
+      );
       expect(rows[0].pending).toBe(0);
     } finally {
       await relay.stop();
@@ -114,7 +118,9 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
         seen.push(...messages.map((m) => JSON.parse(m.value).n as number));
       },
     };
-    const relays = [1, 2].map(() => new OutboxRelay({ pool, schema, publisher: recording, logger, intervalMs: 10, batchSize: 20 }));
+    const relays = [1, 2].map(
+      () => new OutboxRelay({ pool, schema, publisher: recording, logger, intervalMs: 10, batchSize: 20 }),
+    );
     relays.forEach((r) => r.start());
     try {
       await waitFor(async () => (seen.length >= 200 ? true : undefined), 20_000, '200 events');

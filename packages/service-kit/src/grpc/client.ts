@@ -43,10 +43,16 @@ export function createGrpcClient<C extends grpc.Client>(
 }
 
 // Generated clients overload each method; a conditional type reads the last overload, `(argument, callback)`.
-type UnaryRequest<F> = F extends (argument: infer Req, callback: grpc.requestCallback<infer _Res>) => grpc.ClientUnaryCall
+type UnaryRequest<F> = F extends (
+  argument: infer Req,
+  callback: grpc.requestCallback<infer _Res>,
+) => grpc.ClientUnaryCall
   ? Req
   : never;
-type UnaryResponse<F> = F extends (argument: infer _Req, callback: grpc.requestCallback<infer Res>) => grpc.ClientUnaryCall
+type UnaryResponse<F> = F extends (
+  argument: infer _Req,
+  callback: grpc.requestCallback<infer Res>,
+) => grpc.ClientUnaryCall
   ? Res
   : never;
 

@@ -34,10 +34,13 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     'grpc.max_connection_age_grace_ms': 30_000,
   });
   const names = options.services.map((s) => s.name);
-  const health = new HealthImplementation(Object.fromEntries(['', ...names].map((n) => [n, 'NOT_SERVING' as const])));
+  const health = new HealthImplementation(
+    Object.fromEntries(['', ...names].map((n) => [n, 'NOT_SERVING' as const])),
+  );
   health.addToServer(server);
   for (const s of options.services) server.addService(s.definition, s.implementation);
-  const setAll = (status: 'SERVING' | 'NOT_SERVING') => ['', ...names].forEach((n) => health.setStatus(n, status));
+  const setAll = (status: 'SERVING' | 'NOT_SERVING') =>
+    ['', ...names].forEach((n) => health.setStatus(n, status));
 
   return {
     async start() {
@@ -92,7 +95,8 @@ export function unary<Req, Res>(
         (response) => callback(null, response),
         (error: unknown) => {
           if (!isDomainError(error)) logger.error({ err: error }, 'unexpected error in gRPC handler');
-          else if (error.kind === 'Internal' || error.kind === 'Unavailable') logger.warn({ err: error }, error.message);
+          else if (error.kind === 'Internal' || error.kind === 'Unavailable')
+            logger.warn({ err: error }, error.message);
           callback(toGrpcError(error));
         },
       );

@@ -45,8 +45,14 @@ describe('membership filters', () => {
     expect(problemOf(() => parseFilter('colour:red', ROLE_FILTER_PROPERTIES))).toMatch(/'colour'/);
     expect(problemOf(() => parseFilter('name:a name:b', ROLE_FILTER_PROPERTIES))).toMatch(/position 8/);
     expect(problemOf(() => parseFilter('name:"open', ROLE_FILTER_PROPERTIES))).toMatch(/unterminated/);
-    expect(problemOf(() => parseFilter('not name:a', ROLE_FILTER_PROPERTIES))).toMatch(/position 5: unexpected 'name:'/);
-    expect(problemOf(() => parseFilter('(name:a', ROLE_FILTER_PROPERTIES))).toMatch(/position 8: unexpected end/);
-    expect(problemOf(() => parseFilter('name:a and', ROLE_FILTER_PROPERTIES))).toMatch(/position 11: unexpected end/);
+    expect(problemOf(() => parseFilter('not name:a', ROLE_FILTER_PROPERTIES))).toMatch(
+      /position 5: unexpected 'name:'/,
+    );
+    expect(problemOf(() => parseFilter('(name:a', ROLE_FILTER_PROPERTIES))).toMatch(
+      /position 8: unexpected end/,
+    );
+    expect(problemOf(() => parseFilter('name:a and', ROLE_FILTER_PROPERTIES))).toMatch(
+      /position 11: unexpected end/,
+    );
   });
 });
