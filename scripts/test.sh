@@ -126,6 +126,7 @@ ensure_node_deps
 PHASES+=(deps) STATUS[deps]=ok SECS[deps]=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN { printf "%.1f", ms / 1000 }')
 
 run_phase build npx turbo run build --output-logs=errors-only
+run_phase format npx prettier --check . --log-level warn
 run_phase lint+typecheck npx turbo run lint typecheck --output-logs=errors-only
 run_phase chart bash scripts/chart-check.sh
 # Test tiers run with --continue: every workspace's tests run and count even when one fails.

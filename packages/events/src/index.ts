@@ -1,2 +1,3 @@
 export * from './envelope';
 export * from './membership';
+export * from './project-deleted';

@@ -8,6 +8,14 @@ import { makeDeleteStory } from './application/delete-story';
 import { makeListPhases } from './application/list-phases';
 import { makeListStories } from './application/list-stories';
 import { makeUpdateStory } from './application/update-story';
+import { makeUpdateStories } from './application/update-stories';
+import { makeGetPhase } from './application/get-phase';
+import { makeCreatePhase } from './application/create-phase';
+import { makeUpdatePhase } from './application/update-phase';
+import { makeDeletePhase } from './application/delete-phase';
+import { makeReorderPhases } from './application/reorder-phases';
+import { makeListPhaseStories } from './application/list-phase-stories';
+import { makeReorderPhaseStories } from './application/reorder-phase-stories';
 import type { BoardsConfig } from './config';
 import { createBoardsStore } from './db/boards-store';
 import { boardsHandlers } from './grpc/boards.handlers';
@@ -40,6 +48,14 @@ export function createApp(
     listStories: makeListStories(store),
     updateStory: makeUpdateStory(store),
     deleteStory: makeDeleteStory(store),
+    updateStories: makeUpdateStories(store),
+    getPhase: makeGetPhase(store),
+    createPhase: makeCreatePhase(store),
+    updatePhase: makeUpdatePhase(store),
+    deletePhase: makeDeletePhase(store),
+    reorderPhases: makeReorderPhases(store),
+    listPhaseStories: makeListPhaseStories(store),
+    reorderPhaseStories: makeReorderPhaseStories(store),
   });
   const proto = loadBoardsProto();
   const server = createGrpcServer({

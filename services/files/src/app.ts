@@ -2,9 +2,11 @@ import type http from 'node:http';
 import { createPool } from '@flowboard/pg-kit';
 import { loadFilesProto } from '@flowboard/proto';
 import { closeServer, createGrpcServer, createLogger, listen, type Logger } from '@flowboard/service-kit';
+import { makeDeleteAttachment } from './application/delete-attachment';
 import { makeGetAttachment } from './application/get-attachment';
 import { makeListAttachments } from './application/list-attachments';
 import { makeOpenAttachmentContent } from './application/open-attachment-content';
+import { makeRenameAttachment } from './application/rename-attachment';
 import { makeUploadAttachments } from './application/upload-attachments';
 import { createMinioBlobStore } from './blob/minio-blob-store';
 import type { FilesConfig } from './config';
@@ -54,6 +56,8 @@ export function createApp(
         implementation: filesHandlers(logger, {
           listAttachments: makeListAttachments(attachments),
           getAttachment: makeGetAttachment(attachments),
+          renameAttachment: makeRenameAttachment(attachments),
+          deleteAttachment: makeDeleteAttachment({ attachments, blobs, logger }),
         }),
       },
     ],

@@ -42,7 +42,9 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     { address: config.BOARDS_ADDR, service: BOARDS_SERVICE },
     { address: config.FILES_ADDR, service: FILES_SERVICE },
   ]);
-  const router = new Router(routeTable({ membership, boards, files, filesProxy, access }));
+  const router = new Router(
+    routeTable({ membership, boards, files, filesProxy, access, apiKeys: authenticator }),
+  );
   const server = http.createServer(
     createHttpApp({ logger, router, authenticator, access, readiness, bodyLimit: config.BODY_LIMIT_BYTES }),
   );

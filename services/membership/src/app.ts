@@ -3,6 +3,10 @@ import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging'
 import { createPool, OutboxRelay } from '@flowboard/pg-kit';
 import { loadMembershipProto } from '@flowboard/proto';
 import { createGrpcServer, createLogger, type Logger } from '@flowboard/service-kit';
+import { createApiKeyUseCases } from './application/api-keys';
+import { createInviteUseCases } from './application/invites';
+import { createProjectUseCases } from './application/projects';
+import { createUpdateCurrentUser } from './application/update-current-user';
 import { createAuthenticateApiKey } from './application/authenticate-api-key';
 import { createBatchGetUsers } from './application/batch-get-users';
 import { createCreateInvite } from './application/create-invite';
@@ -83,6 +87,10 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
       roles: createRoleUseCases({ db }),
       roleMembers: createRoleMemberUseCases({ db }),
       projectMembers: createProjectMemberUseCases({ db }),
+      invites: createInviteUseCases({ db }),
+      projects: createProjectUseCases({ db, signal: wakeRelay }),
+      apiKeys: createApiKeyUseCases({ db }),
+      updateCurrentUser: createUpdateCurrentUser({ db }),
     },
     logger,
   );

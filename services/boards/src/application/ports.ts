@@ -75,6 +75,10 @@ export interface UserAlias {
 
 export interface StoryQuery {
   filter?: FilterNode;
+  /** Only the stories of this phase. */
+  phaseId?: number;
+  /** Only these stories. */
+  ids?: readonly number[];
   users: readonly UserAlias[];
   offset: number;
   limit: number;
@@ -101,6 +105,33 @@ export interface PhaseRepository {
   listByProject(projectId: number): Promise<PhaseRecord[]>;
   /** The phase with this id in this project (or the Backlog when `phaseId` is 'backlog'); undefined when none. */
   findPlacement(projectId: number, phaseId: number | 'backlog'): Promise<PhasePlacement | undefined>;
+  /** The phase with this id in this project; undefined when none. */
+  find(projectId: number, phaseId: number): Promise<PhaseRecord | undefined>;
+  /** Inserts at `position`, shifting the phases at and after it up by one. Call under the board row lock. */
+  insertAt(projectId: number, phase: NewPhaseRecord): Promise<PhaseRecord>;
+  /**
+   * Writes name, description and limit, and moves the phase to `position` shifting the phases in between.
+   * Call under the board row lock.
+   */
+  update(projectId: number, phaseId: number, write: PhaseWrite): Promise<PhaseRecord>;
+  /** Deletes the phase and closes the gap. False when there was no such phase. Call under the board row lock. */
+  delete(projectId: number, phaseId: number): Promise<boolean>;
+  /** Gives the phases the positions of their order in `phaseIds` (every phase, validated). */
+  reorder(projectId: number, phaseIds: readonly number[]): Promise<void>;
+}
+
+export interface NewPhaseRecord {
+  name: string;
+  description: string;
+  position: number;
+  wipLimit: number | null;
+}
+
+export interface PhaseWrite {
+  name: string;
+  description: string;
+  position: number;
+  wipLimit: number | null;
 }
 
 export interface StoryRepository {
@@ -118,6 +149,14 @@ export interface StoryRepository {
   update(projectId: number, storyId: number, write: StoryWrite): Promise<StoryRecord>;
   /** False when there was no such story. */
   delete(projectId: number, storyId: number): Promise<boolean>;
+  /** The ids of the matching stories in board order (no paging). */
+  matchingIds(projectId: number, query: Pick<StoryQuery, 'filter' | 'users'>): Promise<number[]>;
+  /** The ids of a phase's stories in board order. */
+  idsInPhase(projectId: number, phaseId: number): Promise<number[]>;
+  /** Renumbers a phase's stories 1..n in the order of `storyIds` (exactly the phase's stories, validated). */
+  reorderInPhase(projectId: number, phaseId: number, storyIds: readonly number[]): Promise<void>;
+  /** Whether the phase holds any story. */
+  anyInPhase(projectId: number, phaseId: number): Promise<boolean>;
 }
 
 export interface StoryHistoryRepository {

@@ -5,7 +5,8 @@ import { optionalId, requirePositiveId } from '../domain/ids';
 import { stepTypeForStatus } from '../domain/phases';
 import { parseDetails, parseShortLabel, parseStoryText } from '../domain/story';
 import { nextStatus } from '../domain/story-status';
-import type { BoardsStore, StoryRecord, StoryWrite } from './ports';
+import type { StoryColor } from '../domain/color';
+import type { BoardsRepositories, BoardsStore, StoryRecord, StoryWrite } from './ports';
 
 /** A partial update: only the properties present change (api-compat §1.4, §5.3). */
 export interface UpdateStoryCommand {
@@ -38,76 +39,110 @@ export function makeUpdateStory(store: BoardsStore): UpdateStory {
     const storyId = command.storyId;
     const notFound = () => new DomainError('NotFound', 'Story not found');
     if (!Number.isSafeInteger(storyId) || storyId <= 0) throw notFound();
-    // Field validation before any I/O.
-    const text = command.text === undefined ? undefined : parseStoryText(command.text);
-    const details = command.details === undefined ? undefined : parseDetails(command.details);
-    const size = command.size === undefined ? undefined : parseShortLabel('size', command.size);
-    const priority =
-      command.priority === undefined ? undefined : parseShortLabel('priority', command.priority);
-    const color = command.color === undefined ? undefined : parseColor(command.color);
-    const deadline = command.deadline === undefined ? undefined : parseDeadline(command.deadline);
-    const ownerId = command.ownerId === undefined ? undefined : optionalId('owner_id', command.ownerId);
-    if (command.phaseId !== undefined && (!Number.isSafeInteger(command.phaseId) || command.phaseId <= 0)) {
-      throw new DomainError('InvalidArgument', 'Invalid phase: expected a phase id.', {
-        problem: 'invalid-reference',
-      });
-    }
-
+    const changes = parseStoryChanges(command);
     return store.transaction(async (tx) => {
       if (!(await tx.boards.lock(projectId))) throw notFound();
-      const found = await tx.stories.findForUpdate(projectId, storyId);
-      if (!found) throw notFound();
-      const { story } = found;
-      const previousStatus = story.status;
-
-      let move: { phaseId: number; position: number; lastPosition: number } | undefined;
-      if (command.phaseId !== undefined && command.phaseId !== story.phase.id) {
-        const placement = await tx.phases.findPlacement(projectId, command.phaseId);
-        if (!placement) {
-          throw new DomainError(
-            'InvalidArgument',
-            `Invalid phase: no phase ${command.phaseId} in this project.`,
-            {
-              problem: 'invalid-reference',
-            },
-          );
-        }
-        move = {
-          phaseId: placement.phase.id,
-          position: placement.phase.position,
-          lastPosition: placement.lastPosition,
-        };
-      }
-      const status = nextStatus(
-        { status: story.status, blockedReason: story.blockedReason },
-        {
-          current: { position: found.phasePosition, lastPosition: found.lastPosition },
-          move,
-          status: command.status,
-          blockedReason: command.blockedReason,
-        },
-      );
-      const write: StoryWrite = {
-        text: text ?? story.text,
-        details: details ?? story.details,
-        size: size ?? story.size,
-        priority: priority ?? story.priority,
-        color: color ?? story.color,
-        status: status.status,
-        blockedReason: status.blockedReason,
-        phaseId: move?.phaseId ?? story.phase.id,
-        boardPosition: move
-          ? await tx.stories.nextBoardPosition(projectId, move.phaseId)
-          : story.boardPosition,
-        ownerId: ownerId === undefined ? story.ownerId : ownerId,
-        deadline: deadline === undefined ? story.deadline : deadline,
-      };
-      const updated = await tx.stories.update(projectId, storyId, write);
-      if (move) await tx.history.moveMilestone({ projectId, storyId, phaseId: move.phaseId });
-      if (status.status !== previousStatus) {
-        await tx.history.changeStep({ projectId, storyId, type: stepTypeForStatus(status.status) });
-      }
+      const updated = await applyStoryChanges(tx, projectId, storyId, changes);
+      if (!updated) throw notFound();
       return updated;
     });
   };
+}
+
+/** The validated fields of a partial update; undefined = unchanged. */
+export interface StoryChanges {
+  text?: string;
+  details?: string;
+  size?: string;
+  priority?: string;
+  color?: StoryColor;
+  deadline?: Date | null;
+  ownerId?: number | null;
+  phaseId?: number;
+  status?: string;
+  blockedReason?: string | null;
+}
+
+/** Field validation, before any I/O. */
+export function parseStoryChanges(command: Omit<UpdateStoryCommand, 'projectId' | 'storyId'>): StoryChanges {
+  if (command.phaseId !== undefined && (!Number.isSafeInteger(command.phaseId) || command.phaseId <= 0)) {
+    throw new DomainError('InvalidArgument', 'Invalid phase: expected a phase id.', {
+      problem: 'invalid-reference',
+    });
+  }
+  return {
+    text: command.text === undefined ? undefined : parseStoryText(command.text),
+    details: command.details === undefined ? undefined : parseDetails(command.details),
+    size: command.size === undefined ? undefined : parseShortLabel('size', command.size),
+    priority: command.priority === undefined ? undefined : parseShortLabel('priority', command.priority),
+    color: command.color === undefined ? undefined : parseColor(command.color),
+    deadline: command.deadline === undefined ? undefined : parseDeadline(command.deadline),
+    ownerId: command.ownerId === undefined ? undefined : optionalId('owner_id', command.ownerId),
+    phaseId: command.phaseId,
+    status: command.status,
+    blockedReason: command.blockedReason,
+  };
+}
+
+/**
+ * Applies validated changes to one story inside a transaction that holds the board row lock; undefined when
+ * the story does not exist.
+ */
+export async function applyStoryChanges(
+  tx: BoardsRepositories,
+  projectId: number,
+  storyId: number,
+  changes: StoryChanges,
+): Promise<StoryRecord | undefined> {
+  const found = await tx.stories.findForUpdate(projectId, storyId);
+  if (!found) return undefined;
+  const { story } = found;
+  const previousStatus = story.status;
+
+  let move: { phaseId: number; position: number; lastPosition: number } | undefined;
+  if (changes.phaseId !== undefined && changes.phaseId !== story.phase.id) {
+    const placement = await tx.phases.findPlacement(projectId, changes.phaseId);
+    if (!placement) {
+      throw new DomainError(
+        'InvalidArgument',
+        `Invalid phase: no phase ${changes.phaseId} in this project.`,
+        {
+          problem: 'invalid-reference',
+        },
+      );
+    }
+    move = {
+      phaseId: placement.phase.id,
+      position: placement.phase.position,
+      lastPosition: placement.lastPosition,
+    };
+  }
+  const status = nextStatus(
+    { status: story.status, blockedReason: story.blockedReason },
+    {
+      current: { position: found.phasePosition, lastPosition: found.lastPosition },
+      move,
+      status: changes.status,
+      blockedReason: changes.blockedReason,
+    },
+  );
+  const write: StoryWrite = {
+    text: changes.text ?? story.text,
+    details: changes.details ?? story.details,
+    size: changes.size ?? story.size,
+    priority: changes.priority ?? story.priority,
+    color: changes.color ?? story.color,
+    status: status.status,
+    blockedReason: status.blockedReason,
+    phaseId: move?.phaseId ?? story.phase.id,
+    boardPosition: move ? await tx.stories.nextBoardPosition(projectId, move.phaseId) : story.boardPosition,
+    ownerId: changes.ownerId === undefined ? story.ownerId : changes.ownerId,
+    deadline: changes.deadline === undefined ? story.deadline : changes.deadline,
+  };
+  const updated = await tx.stories.update(projectId, storyId, write);
+  if (move) await tx.history.moveMilestone({ projectId, storyId, phaseId: move.phaseId });
+  if (status.status !== previousStatus) {
+    await tx.history.changeStep({ projectId, storyId, type: stepTypeForStatus(status.status) });
+  }
+  return updated;
 }

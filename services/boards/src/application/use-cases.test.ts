@@ -6,6 +6,11 @@ import { makeDeleteStory } from './delete-story';
 import { makeListPhases } from './list-phases';
 import { makeListStories } from './list-stories';
 import { makeUpdateStory } from './update-story';
+import { makeCreatePhase } from './create-phase';
+import { makeDeletePhase } from './delete-phase';
+import { makeReorderPhases } from './reorder-phases';
+import { makeUpdatePhase } from './update-phase';
+import { makeUpdateStories } from './update-stories';
 import type { BoardsRepositories, BoardsStore, PhaseRecord, StoryRecord } from './ports';
 
 /** An in-memory BoardsStore: enough behaviour to test the use cases' orchestration without I/O. */
@@ -47,6 +52,37 @@ function fakeStore() {
         const own = phases.filter((p) => p.projectId === projectId);
         const phase = own.find((p) => (phaseId === 'backlog' ? p.position === 0 : p.id === phaseId));
         return phase && { phase, lastPosition: Math.max(...own.map((p) => p.position)) };
+      },
+      async find(projectId, phaseId) {
+        return phases.find((p) => p.projectId === projectId && p.id === phaseId);
+      },
+      async insertAt(projectId, phase) {
+        for (const p of phases) if (p.projectId === projectId && p.position >= phase.position) p.position++;
+        const record = { id: nextPhaseId++, projectId, ...phase };
+        phases.push(record);
+        return record;
+      },
+      async update(projectId, phaseId, write) {
+        const phase = phases.find((p) => p.projectId === projectId && p.id === phaseId)!;
+        const from = phase.position;
+        for (const p of phases) {
+          if (p.projectId !== projectId || p === phase) continue;
+          if (from < write.position && p.position > from && p.position <= write.position) p.position--;
+          if (write.position < from && p.position >= write.position && p.position < from) p.position++;
+        }
+        return Object.assign(phase, write);
+      },
+      async delete(projectId, phaseId) {
+        const i = phases.findIndex((p) => p.projectId === projectId && p.id === phaseId);
+        if (i < 0) return false;
+        const [gone] = phases.splice(i, 1);
+        for (const p of phases) if (p.projectId === projectId && p.position > gone!.position) p.position--;
+        return true;
+      },
+      async reorder(projectId, phaseIds) {
+        phaseIds.forEach((id, position) => {
+          phases.find((p) => p.projectId === projectId && p.id === id)!.position = position;
+        });
       },
     },
     stories: {
@@ -90,6 +126,23 @@ function fakeStore() {
         const i = stories.findIndex((s) => s.projectId === projectId && s.id === storyId);
         if (i >= 0) stories.splice(i, 1);
         return i >= 0;
+      },
+      async matchingIds(projectId) {
+        return stories.filter((s) => s.projectId === projectId).map((s) => s.id);
+      },
+      async idsInPhase(projectId, phaseId) {
+        return stories
+          .filter((s) => s.projectId === projectId && s.phase.id === phaseId)
+          .sort((a, b) => a.boardPosition - b.boardPosition)
+          .map((s) => s.id);
+      },
+      async reorderInPhase(projectId, phaseId, storyIds) {
+        storyIds.forEach((id, i) => {
+          stories.find((s) => s.projectId === projectId && s.id === id)!.boardPosition = i + 1;
+        });
+      },
+      async anyInPhase(projectId, phaseId) {
+        return stories.some((s) => s.projectId === projectId && s.phase.id === phaseId);
       },
     },
     history: {
@@ -308,5 +361,84 @@ describe('ListStories / DeleteStory', () => {
     const del = makeDeleteStory(fake.store);
     await del(1, 1);
     expect((await rejection(del(1, 1))).kind).toBe('NotFound');
+  });
+});
+
+describe('phases', () => {
+  async function board() {
+    const fake = fakeStore();
+    await makeCreateBoard(fake.store)(1);
+    const order = () =>
+      fake.phases
+        .filter((p) => p.projectId === 1)
+        .sort((a, b) => a.position - b.position)
+        .map((p) => `${p.name}@${p.position}`);
+    return { ...fake, order };
+  }
+
+  it('CreatePhase defaults to just before Archive, and an explicit index shifts the rest', async () => {
+    const { store, order } = await board();
+    const created = await makeCreatePhase(store)({ projectId: 1, name: 'Review', description: '', limit: 0 });
+    expect(created.position).toBe(4);
+    await makeCreatePhase(store)({ projectId: 1, name: 'Triage', description: '', index: 1, limit: 2 });
+    expect(order()).toEqual([
+      'Backlog@0',
+      'Triage@1',
+      'Ready@2',
+      'Working@3',
+      'Complete@4',
+      'Review@5',
+      'Archive@6',
+    ]);
+    const bad = await rejection(
+      makeCreatePhase(store)({ projectId: 1, name: 'X', description: '', index: 0, limit: 0 }),
+    );
+    expect(bad.kind).toBe('InvalidArgument');
+  });
+
+  it('UpdatePhase moves a middle phase and refuses to move Backlog or Archive', async () => {
+    const { store, phases, order } = await board();
+    const ready = phases.find((p) => p.name === 'Ready')!;
+    await makeUpdatePhase(store)({ projectId: 1, phaseId: ready.id, index: 3, limit: 4 });
+    expect(order()).toEqual(['Backlog@0', 'Working@1', 'Complete@2', 'Ready@3', 'Archive@4']);
+    expect(ready.wipLimit).toBe(4);
+    const backlog = phases.find((p) => p.name === 'Backlog')!;
+    expect(
+      (await rejection(makeUpdatePhase(store)({ projectId: 1, phaseId: backlog.id, index: 1 }))).kind,
+    ).toBe('InvalidArgument');
+    await makeUpdatePhase(store)({ projectId: 1, phaseId: backlog.id, name: 'Icebox' });
+    expect(order()[0]).toBe('Icebox@0');
+  });
+
+  it('DeletePhase: Backlog/Archive → 400, a phase with stories → 409, else closes the gap', async () => {
+    const { store, phases, order } = await board();
+    const byName = (n: string) => phases.find((p) => p.name === n)!;
+    const del = makeDeletePhase(store);
+    expect((await rejection(del(1, byName('Archive').id))).kind).toBe('InvalidArgument');
+    await makeCreateStory(store)(command({ phaseId: byName('Working').id }));
+    expect((await rejection(del(1, byName('Working').id))).kind).toBe('Conflict');
+    await del(1, byName('Ready').id);
+    expect(order()).toEqual(['Backlog@0', 'Working@1', 'Complete@2', 'Archive@3']);
+  });
+
+  it('ReorderPhases validates before writing', async () => {
+    const { store, phases, order } = await board();
+    const ids = [...phases].sort((a, b) => a.position - b.position).map((p) => p.id);
+    expect((await rejection(makeReorderPhases(store)(1, ids.slice(1)))).kind).toBe('InvalidArgument');
+    await makeReorderPhases(store)(1, [ids[0]!, ids[3]!, ids[2]!, ids[1]!, ids[4]!]);
+    expect(order()).toEqual(['Backlog@0', 'Complete@1', 'Working@2', 'Ready@3', 'Archive@4']);
+  });
+});
+
+describe('UpdateStories', () => {
+  it('requires a where filter', async () => {
+    const { store } = fakeStore();
+    for (const where of ['', '   ']) {
+      const err = await rejection(
+        makeUpdateStories(store)({ projectId: 1, where, users: [], page: 1, pageSize: 100, color: 'red' }),
+      );
+      expect(err.kind).toBe('InvalidArgument');
+      expect(err.problem).toBe('invalid-parameter');
+    }
   });
 });

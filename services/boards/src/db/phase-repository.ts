@@ -1,4 +1,5 @@
-import type { Queryable } from '@flowboard/pg-kit';
+import { DomainError } from '@flowboard/service-kit';
+import { isPgError, PG_FOREIGN_KEY_VIOLATION, type Queryable } from '@flowboard/pg-kit';
 import type { PhaseRecord, PhaseRepository } from '../application/ports';
 
 interface PhaseRow {
@@ -52,6 +53,93 @@ export function phaseRepository(db: Queryable): PhaseRepository {
       );
       const row = result.rows[0];
       return row ? { phase: toPhaseRecord(row), lastPosition: row.last_position } : undefined;
+    },
+
+    async find(projectId, phaseId) {
+      const result = await db.query<PhaseRow>(
+        `SELECT ${COLUMNS} FROM phases WHERE project_id = $1 AND id = $2`,
+        [projectId, phaseId],
+      );
+      const row = result.rows[0];
+      return row ? toPhaseRecord(row) : undefined;
+    },
+
+    async insertAt(projectId, phase) {
+      // phases_position_key is DEFERRABLE: checked at commit, so the shift and the insert need no gap dance.
+      await db.query('SET CONSTRAINTS phases_position_key DEFERRED');
+      await db.query(
+        'UPDATE phases SET position = position + 1, updated_at = now() WHERE project_id = $1 AND position >= $2',
+        [projectId, phase.position],
+      );
+      const result = await db.query<PhaseRow>(
+        `INSERT INTO phases (project_id, name, description, position, wip_limit)
+         VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+        [projectId, phase.name, phase.description, phase.position, phase.wipLimit],
+      );
+      const row = result.rows[0];
+      if (!row) throw new Error('phase insert returned no row');
+      return toPhaseRecord(row);
+    },
+
+    async update(projectId, phaseId, write) {
+      await db.query('SET CONSTRAINTS phases_position_key DEFERRED');
+      // One statement: the phase takes its new position, the ones in between shift towards the gap.
+      const result = await db.query<PhaseRow>(
+        `WITH moved AS (SELECT position AS from_pos FROM phases WHERE project_id = $1 AND id = $2)
+         UPDATE phases p SET
+           position = CASE
+             WHEN p.id = $2 THEN $3
+             WHEN moved.from_pos < $3 AND p.position > moved.from_pos AND p.position <= $3 THEN p.position - 1
+             WHEN moved.from_pos > $3 AND p.position >= $3 AND p.position < moved.from_pos THEN p.position + 1
+             ELSE p.position END,
+           name = CASE WHEN p.id = $2 THEN $4 ELSE p.name END,
+           description = CASE WHEN p.id = $2 THEN $5 ELSE p.description END,
+           wip_limit = CASE WHEN p.id = $2 THEN $6 ELSE p.wip_limit END,
+           updated_at = now()
+         FROM moved
+         WHERE p.project_id = $1
+           AND (p.id = $2 OR p.position BETWEEN least(moved.from_pos, $3) AND greatest(moved.from_pos, $3))
+         RETURNING p.id, p.project_id, p.name, p.description, p.position, p.wip_limit`,
+        [projectId, phaseId, write.position, write.name, write.description, write.wipLimit],
+      );
+      const row = result.rows.find((r) => r.id === phaseId);
+      if (!row) throw new DomainError('NotFound', 'Phase not found');
+      return toPhaseRecord(row);
+    },
+
+    async delete(projectId, phaseId) {
+      await db.query('SET CONSTRAINTS phases_position_key DEFERRED');
+      try {
+        const result = await db.query<{ position: number }>(
+          'DELETE FROM phases WHERE project_id = $1 AND id = $2 RETURNING position',
+          [projectId, phaseId],
+        );
+        const row = result.rows[0];
+        if (!row) return false;
+        await db.query(
+          'UPDATE phases SET position = position - 1, updated_at = now() WHERE project_id = $1 AND position > $2',
+          [projectId, row.position],
+        );
+        return true;
+      } catch (err) {
+        // stories_phase_fkey is RESTRICT: a story is still in the phase.
+        if (isPgError(err, PG_FOREIGN_KEY_VIOLATION)) {
+          throw new DomainError('Conflict', 'The phase still holds stories; move them first.', {
+            cause: err,
+          });
+        }
+        throw err;
+      }
+    },
+
+    async reorder(projectId, phaseIds) {
+      await db.query('SET CONSTRAINTS phases_position_key DEFERRED');
+      await db.query(
+        `UPDATE phases p SET position = t.ord - 1, updated_at = now()
+         FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, ord)
+         WHERE p.project_id = $1 AND p.id = t.id AND p.position <> t.ord - 1`,
+        [projectId, phaseIds],
+      );
     },
   };
 }

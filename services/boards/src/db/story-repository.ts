@@ -132,7 +132,15 @@ export function storyRepository(db: Queryable): StoryRepository {
 
     async list(projectId, query) {
       const params: unknown[] = [projectId];
-      const where = query.filter ? ` AND ${compileStoryFilter(query.filter, params, query.users)}` : '';
+      let where = query.filter ? ` AND ${compileStoryFilter(query.filter, params, query.users)}` : '';
+      if (query.phaseId !== undefined) {
+        params.push(query.phaseId);
+        where += ` AND s.phase_id = $${params.length}`;
+      }
+      if (query.ids !== undefined) {
+        params.push(query.ids);
+        where += ` AND s.id = ANY($${params.length}::int[])`;
+      }
       const from = `FROM stories s JOIN phases p ON p.id = s.phase_id WHERE s.project_id = $1${where}`;
       // Two statements on the pool may see different snapshots; one statement keeps page and total consistent.
       const limit = `$${params.length + 1}`;
@@ -205,6 +213,45 @@ export function storyRepository(db: Queryable): StoryRepository {
         storyId,
       ]);
       return result.rowCount === 1;
+    },
+
+    async matchingIds(projectId, query) {
+      const params: unknown[] = [projectId];
+      const where = query.filter ? ` AND ${compileStoryFilter(query.filter, params, query.users)}` : '';
+      const result = await db.query<{ id: number }>(
+        `SELECT s.id FROM stories s JOIN phases p ON p.id = s.phase_id
+         WHERE s.project_id = $1${where}
+         ORDER BY p.position, s.board_position`,
+        params,
+      );
+      return result.rows.map((r) => r.id);
+    },
+
+    async idsInPhase(projectId, phaseId) {
+      const result = await db.query<{ id: number }>(
+        'SELECT id FROM stories WHERE project_id = $1 AND phase_id = $2 ORDER BY board_position',
+        [projectId, phaseId],
+      );
+      return result.rows.map((r) => r.id);
+    },
+
+    async reorderInPhase(projectId, phaseId, storyIds) {
+      // stories_board_order_key is DEFERRABLE: the whole phase is renumbered in one statement.
+      await db.query('SET CONSTRAINTS stories_board_order_key DEFERRED');
+      await db.query(
+        `UPDATE stories s SET board_position = t.ord, updated_at = now()
+         FROM unnest($3::int[]) WITH ORDINALITY AS t(id, ord)
+         WHERE s.project_id = $1 AND s.phase_id = $2 AND s.id = t.id AND s.board_position <> t.ord`,
+        [projectId, phaseId, storyIds],
+      );
+    },
+
+    async anyInPhase(projectId, phaseId) {
+      const result = await db.query('SELECT 1 FROM stories WHERE project_id = $1 AND phase_id = $2 LIMIT 1', [
+        projectId,
+        phaseId,
+      ]);
+      return (result.rowCount ?? 0) > 0;
     },
   };
 }

@@ -76,7 +76,6 @@ async function grpcError(promise: Promise<unknown>): Promise<grpc.ServiceError> 
   throw new Error('expected the call to fail');
 }
 
-
 const listStories = (request: Partial<boards.ListStoriesRequest>) =>
   call<boards.ListStoriesResponse__Output>('ListStories', { page: 1, page_size: 100, ...request });
 const updateStory = (request: Partial<boards.UpdateStoryRequest>) =>

@@ -24,6 +24,15 @@ export interface AttachmentRepository {
   listByStory(projectId: number, storyId: number): Promise<AttachmentRecord[]>;
   /** Undefined when absent or when it belongs to another project or story. */
   find(projectId: number, storyId: number, attachmentId: number): Promise<AttachmentRecord | undefined>;
+  /** Sets the (already sanitised) name; undefined when absent or in another project or story. */
+  rename(
+    projectId: number,
+    storyId: number,
+    attachmentId: number,
+    fileName: string,
+  ): Promise<AttachmentRecord | undefined>;
+  /** Deletes the row and returns it (for its object key); undefined when absent or elsewhere. */
+  delete(projectId: number, storyId: number, attachmentId: number): Promise<AttachmentRecord | undefined>;
 }
 
 /** Object storage for the bytes. Keys are opaque to it; content is streamed, never held whole. */
@@ -35,8 +44,12 @@ export interface BlobStore {
    * rejects and nothing is left behind (an interrupted multipart upload is aborted).
    */
   putStream(key: string, content: AsyncIterable<Uint8Array>, contentType: string): Promise<void>;
-  /** Rejects with BlobNotFoundError when there is no such object. */
-  getStream(key: string): Promise<{ stream: Readable; size: number }>;
+  /**
+   * The object's bytes, or only `range` (inclusive offsets, already checked against the size) with a ranged
+   * GET; `size` is the number of bytes the stream carries. Rejects with BlobNotFoundError when there is no such
+   * object.
+   */
+  getStream(key: string, range?: { start: number; end: number }): Promise<{ stream: Readable; size: number }>;
   /** Deleting a missing key is not an error. */
   remove(key: string): Promise<void>;
 }

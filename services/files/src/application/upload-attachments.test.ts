@@ -38,6 +38,12 @@ function fakes() {
     async find() {
       return undefined;
     },
+    async rename() {
+      return undefined;
+    },
+    async delete() {
+      return undefined;
+    },
   };
   const logger = { warn: (_details: object, message: string) => void warnings.push(message) };
   let tokens = 0;

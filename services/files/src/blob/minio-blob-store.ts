@@ -98,8 +98,13 @@ export function createMinioBlobStore(options: MinioBlobStoreOptions): BlobStore 
       }
     },
 
-    async getStream(key) {
+    async getStream(key, range) {
       try {
+        if (range) {
+          const length = range.end - range.start + 1;
+          const stream = await client.getPartialObject(bucket, key, range.start, length);
+          return { stream, size: length };
+        }
         const { size } = await client.statObject(bucket, key);
         const stream = await client.getObject(bucket, key);
         return { stream, size };

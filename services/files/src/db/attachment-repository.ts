@@ -81,6 +81,25 @@ export function attachmentRepository(db: Queryable): AttachmentRepository {
       const row = result.rows[0];
       return row ? toRecord(row) : undefined;
     },
+
+    async rename(projectId, storyId, attachmentId, fileName) {
+      const result = await db.query<AttachmentRow>(
+        `UPDATE attachments SET file_name = $4 WHERE project_id = $1 AND story_id = $2 AND id = $3
+         RETURNING ${COLUMNS}`,
+        [projectId, storyId, attachmentId, fileName],
+      );
+      const row = result.rows[0];
+      return row ? toRecord(row) : undefined;
+    },
+
+    async delete(projectId, storyId, attachmentId) {
+      const result = await db.query<AttachmentRow>(
+        `DELETE FROM attachments WHERE project_id = $1 AND story_id = $2 AND id = $3 RETURNING ${COLUMNS}`,
+        [projectId, storyId, attachmentId],
+      );
+      const row = result.rows[0];
+      return row ? toRecord(row) : undefined;
+    },
   };
 }
 

@@ -1,12 +1,16 @@
 import type { files } from '@flowboard/proto';
 import { unary, type Logger } from '@flowboard/service-kit';
+import type { DeleteAttachment } from '../application/delete-attachment';
 import type { GetAttachment } from '../application/get-attachment';
 import type { ListAttachments } from '../application/list-attachments';
+import type { RenameAttachment } from '../application/rename-attachment';
 import { toAttachmentMessage } from './mappers';
 
 export interface FilesUseCases {
   listAttachments: ListAttachments;
   getAttachment: GetAttachment;
+  renameAttachment: RenameAttachment;
+  deleteAttachment: DeleteAttachment;
 }
 
 /** gRPC request → use case → response (metadata only; bytes travel over the internal HTTP port). */
@@ -15,7 +19,11 @@ export function filesHandlers(logger: Logger, useCases: FilesUseCases): files.Fi
     ListAttachments: unary(
       logger,
       async (request: files.ListAttachmentsRequest__Output): Promise<files.ListAttachmentsResponse> => {
-        const attachments = await useCases.listAttachments(request.project_id, request.story_id);
+        const attachments = await useCases.listAttachments(
+          request.project_id,
+          request.story_id,
+          request.where,
+        );
         return { attachments: attachments.map(toAttachmentMessage) };
       },
     ),
@@ -29,6 +37,27 @@ export function filesHandlers(logger: Logger, useCases: FilesUseCases): files.Fi
           request.attachment_id,
         );
         return { attachment: toAttachmentMessage(attachment) };
+      },
+    ),
+
+    RenameAttachment: unary(
+      logger,
+      async (request: files.RenameAttachmentRequest__Output): Promise<files.RenameAttachmentResponse> => {
+        const attachment = await useCases.renameAttachment(
+          request.project_id,
+          request.story_id,
+          request.attachment_id,
+          request.file_name,
+        );
+        return { attachment: toAttachmentMessage(attachment) };
+      },
+    ),
+
+    DeleteAttachment: unary(
+      logger,
+      async (request: files.DeleteAttachmentRequest__Output): Promise<files.DeleteAttachmentResponse> => {
+        await useCases.deleteAttachment(request.project_id, request.story_id, request.attachment_id);
+        return {};
       },
     ),
   };

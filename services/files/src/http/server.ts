@@ -4,6 +4,7 @@ import { DomainError, newRequestId, runWithContext, type Logger } from '@flowboa
 import type { OpenAttachmentContent } from '../application/open-attachment-content';
 import type { AttachmentRecord } from '../application/ports';
 import type { UploadAttachments } from '../application/upload-attachments';
+import { contentRange } from '../domain/byte-range';
 import { contentDisposition } from '../domain/content-disposition';
 import { readMultipartFiles } from './multipart';
 import { sendError, sendJson } from './respond';
@@ -28,7 +29,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  * caller, checked their access and that the story exists; it sends the caller's id and the request id.
  *
  *   POST      /internal/projects/{p}/stories/{s}/attachments               multipart upload → {items: [...]}
- *   GET|HEAD  /internal/projects/{p}/stories/{s}/attachments/{a}/content   the bytes
+ *   GET|HEAD  /internal/projects/{p}/stories/{s}/attachments/{a}/content   the bytes (one `Range` → 206/416)
  */
 export function createHttpServer(deps: HttpDeps): http.Server {
   const { logger } = deps;
@@ -52,17 +53,34 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     m = CONTENT.exec(path);
     if (m) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(req, res, 'GET, HEAD');
-      const { attachment, stream, size } = await deps.openAttachmentContent(
-        Number(m[1]),
-        Number(m[2]),
-        Number(m[3]),
-      );
-      res.writeHead(200, {
+      const range = req.headers.range;
+      const content = await deps.openAttachmentContent(Number(m[1]), Number(m[2]), Number(m[3]), range);
+      const { attachment } = content;
+      const common = {
         'Content-Type': attachment.contentType,
-        'Content-Length': size,
         'Content-Disposition': contentDisposition(attachment.fileName),
         'X-Content-Type-Options': 'nosniff',
-      });
+        'Accept-Ranges': 'bytes',
+      };
+      if (content.kind === 'unsatisfiable') {
+        // RFC 9110 §15.5.17: 416 with the current length; no body.
+        res.writeHead(416, {
+          'Content-Range': contentRange('unsatisfiable', content.total),
+          'Content-Length': 0,
+        });
+        res.end();
+        return;
+      }
+      const { stream, size } = content;
+      if (content.kind === 'partial') {
+        res.writeHead(206, {
+          ...common,
+          'Content-Length': size,
+          'Content-Range': contentRange(content.range, content.total),
+        });
+      } else {
+        res.writeHead(200, { ...common, 'Content-Length': size });
+      }
       if (req.method === 'HEAD') {
         stream.destroy();
         res.end();

@@ -126,7 +126,10 @@ function listObjects(prefix: string): Promise<string[]> {
   });
 }
 
-function call<Res>(method: 'ListAttachments' | 'GetAttachment', request: object): Promise<Res> {
+function call<Res>(
+  method: 'ListAttachments' | 'GetAttachment' | 'RenameAttachment' | 'DeleteAttachment',
+  request: object,
+): Promise<Res> {
   const metadata = new grpc.Metadata();
   metadata.set('x-flowboard-user-id', String(USER));
   type Unary = (
@@ -453,5 +456,104 @@ describe('lookups and request checks', () => {
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST');
     expect(await wrong.json()).toMatchObject({ kind: 'MethodNotAllowed', problem: 'method-not-allowed' });
+  });
+});
+
+describe('list filter, rename, delete, ranges', () => {
+  async function uploadOne(p: number, s: number, data: Buffer, name = 'plan.bin') {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(data)], { type: 'application/octet-stream' }), name);
+    const res = await upload(p, s, form);
+    expect(res.status).toBe(200);
+    return res.json.items[0]!;
+  }
+
+  it('ListAttachments accepts a blank where; any property is INVALID_ARGUMENT (invalid-filter)', async () => {
+    const p = newProjectId();
+    await uploadOne(p, 1, Buffer.from('x'));
+    const ok = await call<files.ListAttachmentsResponse__Output>('ListAttachments', {
+      project_id: p,
+      story_id: 1,
+      where: ' ',
+    });
+    expect(ok.attachments).toHaveLength(1);
+    const err = await grpcError(call('ListAttachments', { project_id: p, story_id: 1, where: 'fileName:x' }));
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).toContain('fileName');
+  });
+
+  it('RenameAttachment sanitises the name, persists it, and serves it in Content-Disposition', async () => {
+    const p = newProjectId();
+    const a = await uploadOne(p, 2, Buffer.from('abc'));
+    const renamed = await call<files.RenameAttachmentResponse__Output>('RenameAttachment', {
+      project_id: p,
+      story_id: 2,
+      attachment_id: a.id,
+      file_name: '../secret/\u202Erépertoire.txt',
+    });
+    expect(renamed.attachment).toMatchObject({ id: a.id, file_name: 'répertoire.txt', token: a.token });
+    expect((await listAttachments(p, 2))[0]!.file_name).toBe('répertoire.txt');
+    const res = await fetch(contentUrl(p, 2, a.id), { headers: gatewayHeaders() });
+    expect(res.headers.get('content-disposition')).toContain("filename*=UTF-8''r%C3%A9pertoire.txt");
+    await res.arrayBuffer();
+    const wrongStory = await grpcError(
+      call('RenameAttachment', { project_id: p, story_id: 3, attachment_id: a.id, file_name: 'x' }),
+    );
+    expect(wrongStory.code).toBe(grpc.status.NOT_FOUND);
+    const blank = await grpcError(
+      call('RenameAttachment', { project_id: p, story_id: 2, attachment_id: a.id, file_name: ' ' }),
+    );
+    expect(blank.code).toBe(grpc.status.INVALID_ARGUMENT);
+  });
+
+  it('DeleteAttachment removes the row and the object; a second delete is NOT_FOUND', async () => {
+    const p = newProjectId();
+    const a = await uploadOne(p, 4, randomBytes(1000));
+    const b = await uploadOne(p, 4, randomBytes(10));
+    expect(await listObjects(`${p}/`)).toHaveLength(2);
+    await call('DeleteAttachment', { project_id: p, story_id: 4, attachment_id: a.id });
+    expect((await listAttachments(p, 4)).map((x) => x.id)).toEqual([b.id]);
+    expect(await listObjects(`${p}/`)).toEqual([`${p}/4/${b.token}`]);
+    const again = await grpcError(
+      call('DeleteAttachment', { project_id: p, story_id: 4, attachment_id: a.id }),
+    );
+    expect(again.code).toBe(grpc.status.NOT_FOUND);
+    const other = await grpcError(
+      call('DeleteAttachment', { project_id: p, story_id: 5, attachment_id: b.id }),
+    );
+    expect(other.code).toBe(grpc.status.NOT_FOUND);
+    expect(await listObjects(`${p}/`)).toHaveLength(1);
+  });
+
+  it('serves single byte ranges byte-exact (206), 416 when unsatisfiable, 200 for several ranges', async () => {
+    const p = newProjectId();
+    const data = randomBytes(9 * MiB + 5); // a multipart-uploaded object: ranges cross the 8 MiB part boundary
+    const a = await uploadOne(p, 6, data);
+    const get = (range?: string) =>
+      fetch(contentUrl(p, 6, a.id), { headers: gatewayHeaders(range ? { range } : {}) });
+    const cases: Array<[string, number, number]> = [
+      ['bytes=0-0', 0, 0],
+      [`bytes=${8 * MiB - 10}-${8 * MiB + 9}`, 8 * MiB - 10, 8 * MiB + 9],
+      [`bytes=${9 * MiB}-`, 9 * MiB, data.length - 1],
+      ['bytes=-7', data.length - 7, data.length - 1],
+      [`bytes=100-${data.length + 1000}`, 100, data.length - 1],
+    ];
+    for (const [range, start, end] of cases) {
+      const res = await get(range);
+      expect(res.status).toBe(206);
+      expect(res.headers.get('content-range')).toBe(`bytes ${start}-${end}/${data.length}`);
+      expect(res.headers.get('content-length')).toBe(String(end - start + 1));
+      expect(res.headers.get('content-type')).toBe('application/octet-stream');
+      const body = Buffer.from(await res.arrayBuffer());
+      expect(sha256(body)).toBe(sha256(data.subarray(start, end + 1)));
+    }
+    const unsatisfiable = await get(`bytes=${data.length}-`);
+    expect(unsatisfiable.status).toBe(416);
+    expect(unsatisfiable.headers.get('content-range')).toBe(`bytes */${data.length}`);
+    expect((await unsatisfiable.arrayBuffer()).byteLength).toBe(0);
+    const several = await get('bytes=0-1,5-6');
+    expect(several.status).toBe(200);
+    expect(several.headers.get('accept-ranges')).toBe('bytes');
+    expect(sha256(Buffer.from(await several.arrayBuffer()))).toBe(sha256(data));
   });
 });

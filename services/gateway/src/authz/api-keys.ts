@@ -25,7 +25,7 @@ export class ApiKeyAuthenticator {
   async authenticate(rawKey: string): Promise<User> {
     const key = rawKey.trim().toLowerCase();
     if (!KEY_FORMAT.test(key)) throw unauthorized('The API key is malformed.');
-    const cacheKey = `gateway:apikey:${createHash('sha256').update(key).digest('hex')}`;
+    const cacheKey = cacheKeyFor(createHash('sha256').update(key).digest('hex'));
     const cached = await this.cache.get<User>(cacheKey);
     if (cached) return cached;
     const { user } = await this.membership.authenticateApiKey(key);
@@ -33,4 +33,14 @@ export class ApiKeyAuthenticator {
     await this.cache.set(cacheKey, user, this.ttlSeconds);
     return user;
   }
+
+  /**
+   * Drops the cached users of these keys (given as sha256 hex, as membership stores them): a deleted key is
+   * refused, and a changed user is re-read, on the very next request.
+   */
+  async forget(keyHashes: string[]): Promise<void> {
+    await this.cache.delete(...keyHashes.map(cacheKeyFor));
+  }
 }
+
+const cacheKeyFor = (keyHash: string) => `gateway:apikey:${keyHash}`;

@@ -29,6 +29,16 @@ export class JsonCache {
     }
   }
 
+  /** Deletes these exact keys (no scan). */
+  async delete(...keys: string[]): Promise<void> {
+    if (!keys.length) return;
+    try {
+      await this.redis.del(...keys);
+    } catch (err) {
+      this.logger.warn({ err: errorSummary(err) }, 'cache invalidation failed');
+    }
+  }
+
   /** Deletes every key matching a glob pattern (used on writes that change access). */
   async deleteMatching(pattern: string): Promise<void> {
     try {

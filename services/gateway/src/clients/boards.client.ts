@@ -8,12 +8,20 @@ export function createBoardsClient(address: string, deadlineMs: number) {
   const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
   const client = createGrpcClient(BoardsService, address, {
     serviceName: BOARDS_SERVICE,
-    idempotentMethods: ['CreateBoard', 'ListPhases', 'GetStory', 'ListStories'],
+    idempotentMethods: [
+      'CreateBoard',
+      'ListPhases',
+      'GetStory',
+      'ListStories',
+      'GetPhase',
+      'ListPhaseStories',
+    ],
   });
   const options = { deadlineMs };
   return {
     createBoard: (projectId: number) => unaryCall(client, 'CreateBoard', { project_id: projectId }, options),
-    listPhases: (projectId: number) => unaryCall(client, 'ListPhases', { project_id: projectId }, options),
+    listPhases: (projectId: number, where = '') =>
+      unaryCall(client, 'ListPhases', { project_id: projectId, where }, options),
     createStory: (request: boards.CreateStoryRequest) => unaryCall(client, 'CreateStory', request, options),
     getStory: (projectId: number, storyId: number) =>
       unaryCall(client, 'GetStory', { project_id: projectId, story_id: storyId }, options),
@@ -21,6 +29,25 @@ export function createBoardsClient(address: string, deadlineMs: number) {
     updateStory: (request: boards.UpdateStoryRequest) => unaryCall(client, 'UpdateStory', request, options),
     deleteStory: (projectId: number, storyId: number) =>
       unaryCall(client, 'DeleteStory', { project_id: projectId, story_id: storyId }, options),
+    updateStories: (request: boards.UpdateStoriesRequest) =>
+      unaryCall(client, 'UpdateStories', request, options),
+    getPhase: (projectId: number, phaseId: number) =>
+      unaryCall(client, 'GetPhase', { project_id: projectId, phase_id: phaseId }, options),
+    createPhase: (request: boards.CreatePhaseRequest) => unaryCall(client, 'CreatePhase', request, options),
+    updatePhase: (request: boards.UpdatePhaseRequest) => unaryCall(client, 'UpdatePhase', request, options),
+    deletePhase: (projectId: number, phaseId: number) =>
+      unaryCall(client, 'DeletePhase', { project_id: projectId, phase_id: phaseId }, options),
+    reorderPhases: (projectId: number, phaseIds: number[]) =>
+      unaryCall(client, 'ReorderPhases', { project_id: projectId, phase_ids: phaseIds }, options),
+    listPhaseStories: (request: boards.ListPhaseStoriesRequest) =>
+      unaryCall(client, 'ListPhaseStories', request, options),
+    reorderPhaseStories: (projectId: number, phaseId: number, storyIds: number[]) =>
+      unaryCall(
+        client,
+        'ReorderPhaseStories',
+        { project_id: projectId, phase_id: phaseId, story_ids: storyIds },
+        options,
+      ),
     close: () => client.close(),
   };
 }

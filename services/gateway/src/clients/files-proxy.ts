@@ -14,8 +14,11 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-/** Caller headers that may reach the files service; credentials, cookies and everything else stay behind. */
-const FORWARDED_HEADERS = new Set(['host', 'content-type', 'content-length', 'transfer-encoding']);
+/**
+ * Caller headers that may reach the files service; credentials, cookies and everything else stay behind.
+ * `range` serves partial downloads (files ignores it on uploads).
+ */
+const FORWARDED_HEADERS = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'range']);
 
 // Uploads and downloads stream, so the timeout is for silence on the upstream socket, not the whole transfer.
 const UPSTREAM_IDLE_TIMEOUT_MS = 120_000;

@@ -8,12 +8,16 @@ export function createFilesClient(address: string, deadlineMs: number) {
   const { FilesService } = loadFilesProto().flowboard.files.v1;
   const client = createGrpcClient(FilesService, address, {
     serviceName: FILES_SERVICE,
-    idempotentMethods: ['ListAttachments', 'GetAttachment'],
+    idempotentMethods: ['ListAttachments', 'GetAttachment', 'RenameAttachment'],
   });
   const options = { deadlineMs };
   return {
-    listAttachments: (projectId: number, storyId: number): Promise<files.ListAttachmentsResponse__Output> =>
-      unaryCall(client, 'ListAttachments', { project_id: projectId, story_id: storyId }, options),
+    listAttachments: (
+      projectId: number,
+      storyId: number,
+      where = '',
+    ): Promise<files.ListAttachmentsResponse__Output> =>
+      unaryCall(client, 'ListAttachments', { project_id: projectId, story_id: storyId, where }, options),
     getAttachment: (
       projectId: number,
       storyId: number,
@@ -22,6 +26,29 @@ export function createFilesClient(address: string, deadlineMs: number) {
       unaryCall(
         client,
         'GetAttachment',
+        { project_id: projectId, story_id: storyId, attachment_id: attachmentId },
+        options,
+      ),
+    renameAttachment: (
+      projectId: number,
+      storyId: number,
+      attachmentId: number,
+      fileName: string,
+    ): Promise<files.RenameAttachmentResponse__Output> =>
+      unaryCall(
+        client,
+        'RenameAttachment',
+        { project_id: projectId, story_id: storyId, attachment_id: attachmentId, file_name: fileName },
+        options,
+      ),
+    deleteAttachment: (
+      projectId: number,
+      storyId: number,
+      attachmentId: number,
+    ): Promise<files.DeleteAttachmentResponse__Output> =>
+      unaryCall(
+        client,
+        'DeleteAttachment',
         { project_id: projectId, story_id: storyId, attachment_id: attachmentId },
         options,
       ),

@@ -22,6 +22,10 @@ export function createMembershipClient(address: string, deadlineMs: number) {
       'ListRoleMembers',
       'ListProjectMembers',
       'GetProjectMember',
+      'ListInvites',
+      'GetInvite',
+      'ListProjects',
+      'ListApiKeys',
     ],
   });
   const options = { deadlineMs };
@@ -59,6 +63,22 @@ export function createMembershipClient(address: string, deadlineMs: number) {
       unaryCall(client, 'AddProjectMember', request, options),
     removeProjectMember: (request: membership.RemoveProjectMemberRequest) =>
       unaryCall(client, 'RemoveProjectMember', request, options),
+    listInvites: (projectId: number) => unaryCall(client, 'ListInvites', { project_id: projectId }, options),
+    getInvite: (request: membership.GetInviteRequest) => unaryCall(client, 'GetInvite', request, options),
+    deleteInvite: (request: membership.DeleteInviteRequest) =>
+      unaryCall(client, 'DeleteInvite', request, options),
+    acceptInvite: (token: string) => unaryCall(client, 'AcceptInvite', { token }, options),
+    listProjects: (request: membership.ListProjectsRequest) =>
+      unaryCall(client, 'ListProjects', request, options),
+    updateProject: (request: membership.UpdateProjectRequest) =>
+      unaryCall(client, 'UpdateProject', request, options),
+    deleteProject: (projectId: number) =>
+      unaryCall(client, 'DeleteProject', { project_id: projectId }, options),
+    listApiKeys: () => unaryCall(client, 'ListApiKeys', {}, options),
+    createApiKey: () => unaryCall(client, 'CreateApiKey', {}, options),
+    deleteApiKey: (apiKeyId: number) => unaryCall(client, 'DeleteApiKey', { api_key_id: apiKeyId }, options),
+    updateCurrentUser: (request: membership.UpdateCurrentUserRequest) =>
+      unaryCall(client, 'UpdateCurrentUser', request, options),
     close: () => client.close(),
   };
 }

@@ -1,3 +1,4 @@
+import type { files } from '@flowboard/proto';
 import type { Dto } from './dto';
 
 /** An attachment as the files service reports it (its internal HTTP answers use the API's field names). */
@@ -16,3 +17,13 @@ export const attachmentDto = (a: AttachmentRecord): Dto => ({
   contentType: a.contentType,
   token: a.token,
 });
+
+/** The same attachment from files' gRPC metadata. */
+export const attachmentMessageDto = (a: files.Attachment__Output): Dto =>
+  attachmentDto({
+    id: a.id,
+    fileName: a.file_name,
+    sizeInBytes: a.size_in_bytes,
+    contentType: a.content_type,
+    token: a.token,
+  });

@@ -144,3 +144,95 @@ describe('attachments', () => {
     expect(res.json.type).toBe('urn:flowboard:problem:unavailable');
   });
 });
+
+describe('attachment metadata and ranges', () => {
+  const ids = () => {
+    const [, p, s] = /projects\/(\d+)\/stories\/(\d+)/.exec(base)!;
+    return [Number(p), Number(s)] as const;
+  };
+
+  it('lists (JSON and XML, by id), gets, renames and deletes through files gRPC', async () => {
+    const [p, s] = ids();
+    const a = h.files.add(p, s, 'a.txt');
+    const b = h.files.add(p, s, 'b.txt');
+    h.files.add(p, s + 1000, 'elsewhere.txt');
+    const list = await api(base, { key });
+    expect(list.status).toBe(200);
+    expect(list.json.items.map((x: { id: number }) => x.id)).toEqual([a.id, b.id]);
+    expect(list.json.items[0]).toEqual({
+      id: a.id,
+      fileName: 'a.txt',
+      sizeInBytes: 3,
+      contentType: 'text/plain',
+      token: a.token,
+    });
+    const xml = await api(`${base}.xml`, { key });
+    expect(xml.text).toMatch(/^<\?xml[^>]*><attachments><items><attachment>/);
+
+    const got = await api(`${base}/${b.id}`, { key });
+    expect(got.json).toMatchObject({ id: b.id, fileName: 'b.txt' });
+    const gotXml = await api(`${base}/${b.id}.xml`, { key });
+    expect(gotXml.text).toContain(
+      `<attachment><contentType>text/plain</contentType><fileName>b.txt</fileName><id>${b.id}</id>`,
+    );
+
+    const renamed = await api(`${base}/${b.id}`, {
+      key,
+      method: 'PUT',
+      body: { fileName: 'c.txt', size: 9 },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.json).toMatchObject({ id: b.id, fileName: 'c.txt', sizeInBytes: 3 });
+    const renamed2 = await api(`${base}/${b.id}`, { key, method: 'PUT', body: { filename: 'd.txt' } });
+    expect(renamed2.json.fileName).toBe('d.txt');
+    const unchanged = await api(`${base}/${b.id}`, { key, method: 'PUT', body: { other: 1 } });
+    expect(unchanged.json.fileName).toBe('d.txt');
+
+    const del = await api(`${base}/${a.id}`, { key, method: 'DELETE' });
+    expect(del.status).toBe(200);
+    expect(del.text).toBe('');
+    expect(del.headers.get('content-type')).toBeNull();
+    expect(h.files.attachments.has(a.id)).toBe(false);
+    expect((await api(`${base}/${a.id}`, { key })).status).toBe(404);
+    expect((await api(`${base}/${a.id}`, { key, method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('where is passed to files (any property → 400 invalid-filter); with= unknown on get → 400', async () => {
+    const [p, s] = ids();
+    const a = h.files.add(p, s, 'w.txt');
+    const res = await api(`${base}?where=${encodeURIComponent('fileName:x')}`, { key });
+    expect(res.status).toBe(400);
+    expect(res.json.type).toBe('urn:flowboard:problem:invalid-filter');
+    expect(h.files.lastList?.where).toBe('fileName:x');
+    expect((await api(`${base}/${a.id}?with=tags`, { key })).status).toBe(400);
+  });
+
+  it('an unknown story is 404 before files is asked; a missing attachment with a bad body is 404', async () => {
+    const missing = base.replace(/stories\/\d+/, 'stories/999');
+    expect((await api(missing, { key })).status).toBe(404);
+    expect((await api(`${missing}/1`, { key, method: 'DELETE' })).status).toBe(404);
+    const res = await api(`${base}/424242`, {
+      key,
+      method: 'PUT',
+      body: '{not json',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it('download passes Range to files and 206/416 back with Content-Range', async () => {
+    h.files.content = randomBytes(1000);
+    const url = `${h.baseUrl}${base}/1/content`;
+    const partial = await fetch(url, { headers: { 'X-Zen-ApiKey': key, Range: 'bytes=10-19' } });
+    expect(partial.status).toBe(206);
+    expect(partial.headers.get('content-range')).toBe('bytes 10-19/1000');
+    expect(partial.headers.get('content-length')).toBe('10');
+    expect(partial.headers.get('accept-ranges')).toBe('bytes');
+    expect(Buffer.from(await partial.arrayBuffer()).equals(h.files.content.subarray(10, 20))).toBe(true);
+    expect(h.files.received.at(-1)!.headers.range).toBe('bytes=10-19');
+    const unsatisfiable = await fetch(url, { headers: { 'X-Zen-ApiKey': key, Range: 'bytes=5000-5001' } });
+    expect(unsatisfiable.status).toBe(416);
+    expect(unsatisfiable.headers.get('content-range')).toBe('bytes */1000');
+    expect((await unsatisfiable.arrayBuffer()).byteLength).toBe(0);
+  });
+});

@@ -78,7 +78,7 @@ describe('HTTP conventions (api-compat §1)', () => {
       headers: { Accept: 'text/xml' },
     });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS');
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST, PUT, OPTIONS');
     expect(res.text).toMatch(
       /^<\?xml version="1\.0" encoding="utf-8"\?><error><detail>.*<\/detail><requestId>[0-9a-f]{16}<\/requestId><status>405<\/status><title>Method not allowed<\/title><type>urn:flowboard:problem:method-not-allowed<\/type><\/error>$/,
     );

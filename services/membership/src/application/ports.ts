@@ -45,6 +45,30 @@ export interface Invite {
   expiresAt: Date;
 }
 
+export interface ApiKey {
+  id: number;
+  userId: number;
+  hint: string;
+  enabled: boolean;
+  createdAt: Date;
+}
+
+/** A partial change to a user (PUT /me); undefined = unchanged. */
+export interface UserChanges {
+  name?: string;
+  userName?: string;
+  email?: string;
+  bio?: string;
+}
+
+/** A partial change to a project (PUT P); undefined = unchanged. */
+export interface ProjectChanges {
+  name?: string;
+  description?: string;
+  details?: string;
+  ownerId?: number;
+}
+
 export interface UserRepository {
   /** Throws DomainError AlreadyExists naming `userName` or `email` when either is taken (ignoring case). */
   insert(user: NewUser): Promise<User>;
@@ -55,10 +79,18 @@ export interface UserRepository {
   findByUserName(userName: string): Promise<User | undefined>;
   /** The user owning an enabled key with this hash, if the user is enabled too. */
   findByApiKeyHash(keyHash: string): Promise<User | undefined>;
+  /** Throws DomainError AlreadyExists naming `userName` or `email` on a clash; undefined when unknown. */
+  update(id: number, changes: UserChanges): Promise<User | undefined>;
 }
 
 export interface ApiKeyRepository {
-  insert(key: { userId: number; keyHash: string; hint: string }): Promise<{ id: number }>;
+  insert(key: { userId: number; keyHash: string; hint: string }): Promise<ApiKey>;
+  /** The user's keys, id order (api_keys_user_idx). */
+  listByUser(userId: number): Promise<ApiKey[]>;
+  /** sha256 of each of the user's keys. */
+  listHashes(userId: number): Promise<string[]>;
+  /** Deletes the key when it belongs to the user; answers its hash, or undefined when there was none. */
+  deleteForUser(id: number, userId: number): Promise<string | undefined>;
 }
 
 export interface ProjectRepository {
@@ -84,6 +116,11 @@ export interface ProjectRepository {
   removeMember(projectId: number, userId: number): Promise<void>;
   /** Distinct users in the project's roles with admin access. */
   countAdminRoleMembers(projectId: number): Promise<number>;
+  /** Projects the user owns or is a member of (directly or through a role), id order. */
+  listForUser(userId: number): Promise<Project[]>;
+  update(projectId: number, changes: ProjectChanges): Promise<Project | undefined>;
+  /** Deletes the project with its members, roles and invites (foreign-key cascades). */
+  delete(projectId: number): Promise<void>;
 }
 
 export interface RoleRepository {
@@ -121,6 +158,19 @@ export interface InviteRepository {
     senderId: number;
     ttlDays: number;
   }): Promise<Invite>;
+  /** Pending (not expired) invites of a project, id order. */
+  listPending(projectId: number): Promise<Invite[]>;
+  /** A pending invite of the project. */
+  findPending(projectId: number, inviteId: number): Promise<Invite | undefined>;
+  /** False when there was no pending invite with this id in the project. */
+  deletePending(projectId: number, inviteId: number): Promise<boolean>;
+  /** The pending invite with this token (invites_token_key), without locking it. */
+  findPendingByToken(token: string): Promise<Invite | undefined>;
+  /**
+   * Deletes the pending invite with this token and answers it; undefined when unknown or expired. Of two
+   * concurrent takes of one token, exactly one gets the invite (the row lock of the DELETE).
+   */
+  takeByToken(token: string): Promise<Invite | undefined>;
 }
 
 export interface OutboxMessage {

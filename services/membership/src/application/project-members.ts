@@ -9,7 +9,7 @@ export const MEMBERS_ROLE_NAME = 'Members';
 
 const notAMember = () => new DomainError('NotFound', 'The user is not a member of this project.');
 
-async function findMember(repos: Repositories, projectId: number, ref: UserReference): Promise<User> {
+export async function findMember(repos: Repositories, projectId: number, ref: UserReference): Promise<User> {
   const user =
     ref.id > 0
       ? await repos.users.findById(ref.id)

@@ -40,4 +40,46 @@ export class PgInviteRepository implements InviteRepository {
     );
     return toInvite(rows[0] as InviteRow);
   }
+
+  async listPending(projectId: number): Promise<Invite[]> {
+    // invites_project_email_idx (its project_id prefix); a project has few invites, sorted here.
+    const { rows } = await this.db.query<InviteRow>(
+      `SELECT ${INVITE_COLUMNS} FROM invites WHERE project_id = $1 AND expires_at > now() ORDER BY id`,
+      [projectId],
+    );
+    return rows.map(toInvite);
+  }
+
+  async findPending(projectId: number, inviteId: number): Promise<Invite | undefined> {
+    const { rows } = await this.db.query<InviteRow>(
+      `SELECT ${INVITE_COLUMNS} FROM invites WHERE id = $1 AND project_id = $2 AND expires_at > now()`,
+      [inviteId, projectId],
+    );
+    return rows[0] && toInvite(rows[0]);
+  }
+
+  async deletePending(projectId: number, inviteId: number): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      'DELETE FROM invites WHERE id = $1 AND project_id = $2 AND expires_at > now()',
+      [inviteId, projectId],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async findPendingByToken(token: string): Promise<Invite | undefined> {
+    const { rows } = await this.db.query<InviteRow>(
+      `SELECT ${INVITE_COLUMNS} FROM invites WHERE token = $1 AND expires_at > now()`,
+      [token],
+    );
+    return rows[0] && toInvite(rows[0]);
+  }
+
+  async takeByToken(token: string): Promise<Invite | undefined> {
+    // invites_token_key. A concurrent second DELETE waits for the first's row lock, then finds no row.
+    const { rows } = await this.db.query<InviteRow>(
+      `DELETE FROM invites WHERE token = $1 AND expires_at > now() RETURNING ${INVITE_COLUMNS}`,
+      [token],
+    );
+    return rows[0] && toInvite(rows[0]);
+  }
 }

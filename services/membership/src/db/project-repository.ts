@@ -1,5 +1,5 @@
 import type { Queryable } from '@flowboard/pg-kit';
-import type { Project, ProjectRepository, User } from '../application/ports';
+import type { Project, ProjectChanges, ProjectRepository, User } from '../application/ports';
 import type { MembershipFacts } from '../domain/access';
 import type { NewProject } from '../domain/project';
 import {
@@ -117,5 +117,41 @@ export class PgProjectRepository implements ProjectRepository {
       projectId,
       userId,
     ]);
+  }
+
+  async listForUser(userId: number): Promise<Project[]> {
+    // projects_owner_idx, project_members_user_idx, role_members_user_idx (+ roles by primary key).
+    const { rows } = await this.db.query<ProjectRow>(
+      `SELECT ${PROJECT_COLUMNS} FROM projects p
+        WHERE p.id IN (SELECT id FROM projects WHERE owner_id = $1
+                       UNION SELECT project_id FROM project_members WHERE user_id = $1
+                       UNION SELECT r.project_id FROM role_members rm JOIN roles r ON r.id = rm.role_id
+                              WHERE rm.user_id = $1)
+        ORDER BY p.id`,
+      [userId],
+    );
+    return rows.map(toProject);
+  }
+
+  async update(projectId: number, changes: ProjectChanges): Promise<Project | undefined> {
+    const { rows } = await this.db.query<ProjectRow>(
+      `UPDATE projects AS p SET name = COALESCE($2, p.name), description = COALESCE($3, p.description),
+              details = COALESCE($4, p.details), owner_id = COALESCE($5, p.owner_id)
+        WHERE p.id = $1 RETURNING ${PROJECT_COLUMNS}`,
+      [
+        projectId,
+        changes.name ?? null,
+        changes.description ?? null,
+        changes.details ?? null,
+        changes.ownerId ?? null,
+      ],
+    );
+    return rows[0] && toProject(rows[0]);
+  }
+
+  async delete(projectId: number): Promise<void> {
+    // Cascades: project_members (primary key prefix), roles (roles_project_idx) → role_members (primary key
+    // prefix) and invites (invites_role_idx), invites (invites_project_email_idx prefix).
+    await this.db.query('DELETE FROM projects WHERE id = $1', [projectId]);
   }
 }

@@ -1,6 +1,6 @@
 import { isPgError, PG_UNIQUE_VIOLATION, type Queryable } from '@flowboard/pg-kit';
 import { DomainError } from '@flowboard/service-kit';
-import type { User, UserRepository } from '../application/ports';
+import type { User, UserChanges, UserRepository } from '../application/ports';
 import type { NewUser } from '../domain/user';
 import { toUser, USER_COLUMNS, type UserRow } from './rows';
 
@@ -14,12 +14,32 @@ export class PgUserRepository implements UserRepository {
   constructor(private readonly db: Queryable) {}
 
   async insert(user: NewUser): Promise<User> {
-    try {
+    return this.uniquely(async () => {
       const { rows } = await this.db.query<UserRow>(
         `INSERT INTO users AS u (name, user_name, email) VALUES ($1, $2, $3) RETURNING ${USER_COLUMNS}`,
         [user.name, user.userName, user.email],
       );
       return toUser(rows[0] as UserRow);
+    });
+  }
+
+  async update(id: number, changes: UserChanges): Promise<User | undefined> {
+    return this.uniquely(async () => {
+      // COALESCE keeps unset fields; primary key lookup.
+      const { rows } = await this.db.query<UserRow>(
+        `UPDATE users AS u SET name = COALESCE($2, u.name), user_name = COALESCE($3, u.user_name),
+                email = COALESCE($4, u.email), bio = COALESCE($5, u.bio)
+          WHERE u.id = $1 RETURNING ${USER_COLUMNS}`,
+        [id, changes.name ?? null, changes.userName ?? null, changes.email ?? null, changes.bio ?? null],
+      );
+      return rows[0] && toUser(rows[0]);
+    });
+  }
+
+  /** Runs a write, turning a unique violation into AlreadyExists naming the field (409). */
+  private async uniquely<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
     } catch (err) {
       const field = isPgError(err, PG_UNIQUE_VIOLATION)
         ? UNIQUE_FIELDS[(err as { constraint?: string }).constraint ?? '']

@@ -35,3 +35,29 @@ export function parseNewProject(input: {
   if (details.length > MAX_LONG_TEXT) throw invalid(`'details' must be at most ${MAX_LONG_TEXT} characters.`);
   return { name, description, details };
 }
+
+/** `where=` on the project list (api-compat §4.2). */
+export const PROJECT_FILTER_PROPERTIES = ['name'] as const;
+
+/** PUT P: every field optional; a present one is checked like on create. */
+export function parseProjectChanges(input: { name?: string; description?: string; details?: string }): {
+  name?: string;
+  description?: string;
+  details?: string;
+} {
+  const changes: { name?: string; description?: string; details?: string } = {};
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    if (!name) throw invalid("'name' must not be blank.");
+    if (name.length > MAX_NAME_LENGTH) throw invalid(`'name' must be at most ${MAX_NAME_LENGTH} characters.`);
+    changes.name = name;
+  }
+  for (const field of ['description', 'details'] as const) {
+    const value = input[field];
+    if (value === undefined) continue;
+    if (value.length > MAX_LONG_TEXT)
+      throw invalid(`'${field}' must be at most ${MAX_LONG_TEXT} characters.`);
+    changes[field] = value;
+  }
+  return changes;
+}

@@ -47,3 +47,30 @@ export function parseNewUser(input: { name?: string; userName?: string; email?: 
 }
 
 export const sameEmail = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
+/** `bio` is long free text (api-compat §1.5). */
+export const MAX_BIO_LENGTH = 100_000;
+
+/** PUT /me: `name`, `userName`, `email`, `bio`, each optional; present ones are checked like at sign-up. */
+export function parseUserChanges(input: { name?: string; userName?: string; email?: string; bio?: string }): {
+  name?: string;
+  userName?: string;
+  email?: string;
+  bio?: string;
+} {
+  const changes: { name?: string; userName?: string; email?: string; bio?: string } = {};
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    if (!name) throw invalid("'name' must not be blank.");
+    if (name.length > MAX_NAME_LENGTH) throw invalid(`'name' must be at most ${MAX_NAME_LENGTH} characters.`);
+    changes.name = name;
+  }
+  if (input.userName !== undefined) changes.userName = parseUserName(input.userName);
+  if (input.email !== undefined) changes.email = parseEmail(input.email);
+  if (input.bio !== undefined) {
+    if (input.bio.length > MAX_BIO_LENGTH)
+      throw invalid(`'bio' must be at most ${MAX_BIO_LENGTH} characters.`);
+    changes.bio = input.bio;
+  }
+  return changes;
+}

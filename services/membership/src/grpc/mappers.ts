@@ -1,5 +1,5 @@
 import type { membership } from '@flowboard/proto';
-import type { Invite, Project, Role, RoleWithMembers, User } from '../application/ports';
+import type { ApiKey, Invite, Project, Role, RoleWithMembers, User } from '../application/ports';
 import type { AccessLevel } from '../domain/access';
 import { formatTimestamp } from '../domain/time';
 
@@ -61,4 +61,11 @@ export const toInviteMessage = (invite: Invite, sender: User, role: Role): membe
   token: invite.token,
   sender: toUserMessage(sender),
   role: { id: role.id, name: role.name },
+});
+
+export const toApiKeyMessage = (key: ApiKey): membership.ApiKey => ({
+  id: key.id,
+  create_time: formatTimestamp(key.createdAt),
+  enabled: key.enabled,
+  hint: key.hint,
 });

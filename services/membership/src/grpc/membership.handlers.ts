@@ -1,5 +1,9 @@
 import type { membership } from '@flowboard/proto';
 import { requireUser, unary, type CallContext, type Logger } from '@flowboard/service-kit';
+import type { createApiKeyUseCases } from '../application/api-keys';
+import type { createInviteUseCases } from '../application/invites';
+import type { createProjectUseCases } from '../application/projects';
+import type { createUpdateCurrentUser } from '../application/update-current-user';
 import type { createAuthenticateApiKey } from '../application/authenticate-api-key';
 import type { createBatchGetUsers } from '../application/batch-get-users';
 import type { createCreateInvite } from '../application/create-invite';
@@ -16,6 +20,7 @@ import {
   fromAccessMessage,
   fromUserRef,
   toAccessMessage,
+  toApiKeyMessage,
   toInviteMessage,
   toProjectMessage,
   toRoleMessage,
@@ -34,6 +39,10 @@ export interface UseCases {
   roles: ReturnType<typeof createRoleUseCases>;
   roleMembers: ReturnType<typeof createRoleMemberUseCases>;
   projectMembers: ReturnType<typeof createProjectMemberUseCases>;
+  invites: ReturnType<typeof createInviteUseCases>;
+  projects: ReturnType<typeof createProjectUseCases>;
+  apiKeys: ReturnType<typeof createApiKeyUseCases>;
+  updateCurrentUser: ReturnType<typeof createUpdateCurrentUser>;
 }
 
 /** Request → use case → response. Validation and rules live in the use cases and the domain. */
@@ -224,6 +233,91 @@ export function createMembershipHandlers(
         user: fromUserRef(req.user),
       });
       return {};
+    }),
+
+    ListInvites: handle(async (req: membership.ListInvitesRequest__Output, ctx) => ({
+      invites: (await useCases.invites.list(requireUser(ctx), req.project_id)).map((v) =>
+        toInviteMessage(v.invite, v.sender, v.role),
+      ),
+    })),
+
+    GetInvite: handle(async (req: membership.GetInviteRequest__Output, ctx) => {
+      const v = await useCases.invites.get(requireUser(ctx), {
+        projectId: req.project_id,
+        inviteId: req.invite_id,
+      });
+      return { invite: toInviteMessage(v.invite, v.sender, v.role) };
+    }),
+
+    DeleteInvite: handle(async (req: membership.DeleteInviteRequest__Output, ctx) => {
+      await useCases.invites.delete(requireUser(ctx), { projectId: req.project_id, inviteId: req.invite_id });
+      return {};
+    }),
+
+    AcceptInvite: handle(async (req: membership.AcceptInviteRequest__Output, ctx) => {
+      const { project, owner } = await useCases.invites.accept(requireUser(ctx), req.token);
+      return { project: toProjectMessage(project, owner) };
+    }),
+
+    ListProjects: handle(async (req: membership.ListProjectsRequest__Output, ctx) => {
+      const { entries, totalItems } = await useCases.projects.list(requireUser(ctx), {
+        where: req.where,
+        page: req.page,
+        pageSize: req.page_size,
+        includeRoles: req.include_roles,
+        includeMembers: req.include_members,
+      });
+      return {
+        projects: entries.map((e) => ({
+          project: toProjectMessage(e.project, e.owner),
+          roles: e.roles.map(toRoleMessage),
+          members: e.members.map(toUserMessage),
+        })),
+        total_items: totalItems,
+      };
+    }),
+
+    UpdateProject: handle(async (req: membership.UpdateProjectRequest__Output, ctx) => {
+      const { project, owner } = await useCases.projects.update(requireUser(ctx), {
+        projectId: req.project_id,
+        name: req.name ?? undefined,
+        description: req.description ?? undefined,
+        details: req.details ?? undefined,
+        owner: req.owner ? fromUserRef(req.owner) : undefined,
+      });
+      return { project: toProjectMessage(project, owner) };
+    }),
+
+    DeleteProject: handle(async (req: membership.DeleteProjectRequest__Output, ctx) => {
+      await useCases.projects.delete(requireUser(ctx), {
+        projectId: req.project_id,
+        requestId: ctx.requestId,
+      });
+      return {};
+    }),
+
+    ListApiKeys: handle(async (_req: membership.ListApiKeysRequest__Output, ctx) => ({
+      api_keys: (await useCases.apiKeys.list(requireUser(ctx))).map(toApiKeyMessage),
+    })),
+
+    CreateApiKey: handle(async (_req: membership.CreateApiKeyRequest__Output, ctx) => {
+      const { apiKey, key } = await useCases.apiKeys.create(requireUser(ctx));
+      return { api_key: toApiKeyMessage(apiKey), key };
+    }),
+
+    DeleteApiKey: handle(async (req: membership.DeleteApiKeyRequest__Output, ctx) => {
+      const { keyHash } = await useCases.apiKeys.delete(requireUser(ctx), req.api_key_id);
+      return { key_hash: keyHash };
+    }),
+
+    UpdateCurrentUser: handle(async (req: membership.UpdateCurrentUserRequest__Output, ctx) => {
+      const { user, apiKeyHashes } = await useCases.updateCurrentUser(requireUser(ctx), {
+        name: req.name ?? undefined,
+        userName: req.user_name ?? undefined,
+        email: req.email ?? undefined,
+        bio: req.bio ?? undefined,
+      });
+      return { user: toUserMessage(user), api_key_hashes: apiKeyHashes };
     }),
   };
 }

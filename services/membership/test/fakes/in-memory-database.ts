@@ -12,10 +12,18 @@ import type {
 import type { AccessLevel, MembershipFacts } from '../../src/domain/access';
 import type { NewProject } from '../../src/domain/project';
 import type { NewUser } from '../../src/domain/user';
+import { isPending } from '../../src/domain/invite';
 
 interface State {
   users: Array<User & { enabled: boolean }>;
-  apiKeys: Array<{ id: number; userId: number; keyHash: string; hint: string; enabled: boolean }>;
+  apiKeys: Array<{
+    id: number;
+    userId: number;
+    keyHash: string;
+    hint: string;
+    enabled: boolean;
+    createdAt: Date;
+  }>;
   projects: Project[];
   projectMembers: Array<{ projectId: number; userId: number }>;
   roles: Role[];
@@ -117,12 +125,44 @@ export class InMemoryDatabase implements Database {
           const u = key && s().users.find((x) => x.id === key.userId && x.enabled);
           return u && strip(u);
         },
+        update: async (userId, changes) => {
+          const st = s();
+          const clash = (field: 'userName' | 'email') =>
+            changes[field] !== undefined &&
+            st.users.some(
+              (u) => u.id !== userId && u[field].toLowerCase() === (changes[field] as string).toLowerCase(),
+            );
+          for (const field of ['userName', 'email'] as const) {
+            if (clash(field))
+              throw new DomainError('AlreadyExists', `A user with this ${field} already exists.`);
+          }
+          const user = st.users.find((u) => u.id === userId);
+          if (!user) return undefined;
+          for (const [k, v] of Object.entries(changes)) if (v !== undefined) Object.assign(user, { [k]: v });
+          return strip(user);
+        },
       },
       apiKeys: {
         insert: async (key) => {
-          const row = { id: id(), ...key, enabled: true };
+          const row = { id: id(), ...key, enabled: true, createdAt: this.now };
           s().apiKeys.push(row);
-          return { id: row.id };
+          const { keyHash: _hash, ...record } = row;
+          return record;
+        },
+        listByUser: async (userId) =>
+          s()
+            .apiKeys.filter((k) => k.userId === userId)
+            .sort(byId)
+            .map(({ keyHash: _hash, ...record }) => record),
+        listHashes: async (userId) =>
+          s()
+            .apiKeys.filter((k) => k.userId === userId)
+            .map((k) => k.keyHash),
+        deleteForUser: async (keyId, userId) => {
+          const st = s();
+          const key = st.apiKeys.find((k) => k.id === keyId && k.userId === userId);
+          st.apiKeys = st.apiKeys.filter((k) => k !== key);
+          return key?.keyHash;
         },
       },
       projects: {
@@ -171,6 +211,26 @@ export class InMemoryDatabase implements Database {
           st.projectMembers = st.projectMembers.filter(
             (m) => !(m.userId === userId && m.projectId === projectId),
           );
+        },
+        listForUser: async (userId) => {
+          const st = s();
+          return st.projects.filter((p) => memberIds(p.id).has(userId)).sort(byId);
+        },
+        update: async (projectId, changes) => {
+          const project = s().projects.find((p) => p.id === projectId);
+          if (!project) return undefined;
+          for (const [k, v] of Object.entries(changes))
+            if (v !== undefined) Object.assign(project, { [k]: v });
+          return project;
+        },
+        delete: async (projectId) => {
+          const st = s();
+          const roleIds = new Set(st.roles.filter((r) => r.projectId === projectId).map((r) => r.id));
+          st.projects = st.projects.filter((p) => p.id !== projectId);
+          st.projectMembers = st.projectMembers.filter((m) => m.projectId !== projectId);
+          st.roles = st.roles.filter((r) => r.projectId !== projectId);
+          st.roleMembers = st.roleMembers.filter((m) => !roleIds.has(m.roleId));
+          st.invites = st.invites.filter((i) => i.projectId !== projectId);
         },
         countAdminRoleMembers: async (projectId) => {
           const st = s();
@@ -263,6 +323,28 @@ export class InMemoryDatabase implements Database {
           };
           s().invites.push(created);
           return created;
+        },
+        listPending: async (projectId) =>
+          s()
+            .invites.filter((i) => i.projectId === projectId && isPending(i, this.now))
+            .sort(byId),
+        findPending: async (projectId, inviteId) =>
+          s().invites.find((i) => i.id === inviteId && i.projectId === projectId && isPending(i, this.now)),
+        deletePending: async (projectId, inviteId) => {
+          const st = s();
+          const before = st.invites.length;
+          st.invites = st.invites.filter(
+            (i) => !(i.id === inviteId && i.projectId === projectId && isPending(i, this.now)),
+          );
+          return st.invites.length < before;
+        },
+        findPendingByToken: async (token) =>
+          s().invites.find((i) => i.token === token && isPending(i, this.now)),
+        takeByToken: async (token) => {
+          const st = s();
+          const invite = st.invites.find((i) => i.token === token && isPending(i, this.now));
+          st.invites = st.invites.filter((i) => i !== invite);
+          return invite;
         },
       },
       outbox: {

@@ -2,20 +2,46 @@ import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { DomainError } from '@flowboard/service-kit';
 import { filesErrorFrom, readUpstreamJson } from '../../clients/files-proxy';
-import { attachmentDto, type AttachmentRecord } from '../../representation/attachment.dto';
+import type { files as filesProto } from '@flowboard/proto';
+import {
+  attachmentDto,
+  attachmentMessageDto,
+  type AttachmentRecord,
+} from '../../representation/attachment.dto';
 import { pageOf } from '../../representation/page';
 import type { Call } from '../call';
-import { handled, page, type Reply } from '../respond';
+import type { EnrichmentVocabulary } from '../enrichments';
+import { optionalString } from '../fields';
+import { empty, handled, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 
 /** Headers of a download that reach the caller; everything else the files service sends stays behind. */
-const DOWNLOAD_HEADERS = ['content-type', 'content-length', 'content-disposition', 'last-modified', 'etag'];
+const DOWNLOAD_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-disposition',
+  'content-range',
+  'accept-ranges',
+  'last-modified',
+  'etag',
+];
+
+/** Attachments have no enrichments; `with=everything` is accepted, anything else is 400. */
+const ATTACHMENT_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
+
+/** 200 whole, 206 one range, 416 unsatisfiable range: the statuses of a download the caller gets as they are. */
+const DOWNLOAD_STATUSES = new Set([200, 206, 416]);
+
+const attachmentReply = (attachment: filesProto.Attachment__Output | null) => {
+  if (!attachment) throw new DomainError('Internal', 'files returned no attachment');
+  return resource('attachment', attachmentMessageDto(attachment));
+};
 
 /**
  * Attachment bytes never pass through the gateway's memory: uploads stream to the files service's internal HTTP
  * port as they arrive, and downloads stream back (design.md, Attachments).
  */
-export function attachmentHandlers({ boards, filesProxy }: RouteDeps) {
+export function attachmentHandlers({ boards, files, filesProxy }: RouteDeps) {
   const internalPath = (call: Call) =>
     `/internal/projects/${call.project.projectId}/stories/${call.id('storyId')}/attachments`;
   const identity = (call: Call) => ({ userId: call.user.id, requestId: call.requestId });
@@ -23,7 +49,58 @@ export function attachmentHandlers({ boards, filesProxy }: RouteDeps) {
   /** Sub-resource check: a missing story is 404 before the body is looked at. */
   const requireStory = (call: Call) => boards.getStory(call.project.projectId, call.id('storyId'));
 
+  const ids = (call: Call) => [call.project.projectId, call.id('storyId'), call.id('attachmentId')] as const;
+
   return {
+    /** The story's attachments by id; `where` is accepted but attachments have no filterable property (§4.2). */
+    async list(call: Call): Promise<Reply> {
+      await requireStory(call);
+      const paging = call.paging();
+      const { attachments } = await files.listAttachments(
+        call.project.projectId,
+        call.id('storyId'),
+        call.query.get('where') ?? '',
+      );
+      return page('attachment', pageOf(attachments.map(attachmentMessageDto), paging));
+    },
+
+    async get(call: Call): Promise<Reply> {
+      await requireStory(call);
+      call.enrichments(ATTACHMENT_ENRICHMENTS);
+      const { attachment } = await files.getAttachment(...ids(call));
+      return attachmentReply(attachment);
+    },
+
+    /**
+     * `filename` (or `fileName`) renames; files sanitises it with the upload's rules. Other fields are ignored,
+     * and a body without a name answers the attachment unchanged.
+     */
+    async rename(call: Call): Promise<Reply> {
+      await requireStory(call);
+      // A missing attachment is 404 even when the body is unreadable (api-compat §3.3 order).
+      const fields = await call
+        .body()
+        .then((body) => body.object())
+        .catch(async (err: unknown) => {
+          await files.getAttachment(...ids(call));
+          throw err;
+        });
+      call.enrichments(ATTACHMENT_ENRICHMENTS);
+      const fileName = optionalString(fields, 'filename', 'fileName');
+      const { attachment } =
+        fileName === undefined
+          ? await files.getAttachment(...ids(call))
+          : await files.renameAttachment(...ids(call), fileName);
+      return attachmentReply(attachment);
+    },
+
+    /** Removes the row and the stored object (files logs an object it could not remove for a sweeper). */
+    async remove(call: Call): Promise<Reply> {
+      await requireStory(call);
+      await files.deleteAttachment(...ids(call));
+      return empty();
+    },
+
     /** Multipart, one or more files → the page of the created attachments (api-compat §5.6). */
     async upload(call: Call): Promise<Reply> {
       await requireStory(call);
@@ -40,12 +117,16 @@ export function attachmentHandlers({ boards, filesProxy }: RouteDeps) {
       });
     },
 
-    /** The bytes, with the attachment's type, `Content-Disposition` and `nosniff` (api-compat §6). */
+    /**
+     * The bytes, with the attachment's type, `Content-Disposition` and `nosniff` (api-compat §6). One byte range
+     * (`Range: bytes=…`) is answered 206 with `Content-Range`, an unsatisfiable one 416; several ranges are
+     * ignored (200, whole). Standard HTTP on raw content, not an API resource (design.md, Attachments).
+     */
     async download(call: Call): Promise<Reply> {
       await requireStory(call);
       const path = `${internalPath(call)}/${call.id('attachmentId')}/content`;
       return filesProxy.forward(call.req, call.res, path, identity(call), async (upstream) => {
-        if (upstream.statusCode !== 200)
+        if (!DOWNLOAD_STATUSES.has(upstream.statusCode ?? 0))
           throw filesErrorFrom(upstream.statusCode ?? 502, await readUpstreamJson(upstream));
         streamDownload(upstream, call);
         await pipeline(upstream, call.res).catch(() => undefined); // a caller hanging up is not our error
@@ -56,7 +137,7 @@ export function attachmentHandlers({ boards, filesProxy }: RouteDeps) {
 }
 
 function streamDownload(upstream: IncomingMessage, call: Call): void {
-  call.res.status(200);
+  call.res.status(upstream.statusCode ?? 200);
   for (const name of DOWNLOAD_HEADERS) {
     const value = upstream.headers[name];
     if (value !== undefined) call.res.setHeader(name, value);

@@ -1,3 +1,4 @@
+import type { ApiKeyAuthenticator } from '../../authz/api-keys';
 import type { ProjectAccessResolver } from '../../authz/project-access';
 import type { BoardsClient } from '../../clients/boards.client';
 import type { FilesClient } from '../../clients/files.client';
@@ -11,4 +12,6 @@ export interface RouteDeps {
   files: FilesClient;
   filesProxy: FilesProxy;
   access: ProjectAccessResolver;
+  /** Cached key verifications, dropped when a key is deleted or its user changes. */
+  apiKeys: ApiKeyAuthenticator;
 }

@@ -7,7 +7,11 @@ import { S } from './paths';
 export function fileRoutes(deps: RouteDeps): Route[] {
   const attachments = attachmentHandlers(deps);
   return [
+    route('GET', `${S}/attachments`, { access: 'Read' }, attachments.list),
     route('POST', `${S}/attachments`, { access: 'ReadWrite' }, attachments.upload),
+    route('GET', `${S}/attachments/:attachmentId`, { access: 'Read' }, attachments.get),
+    route('PUT', `${S}/attachments/:attachmentId`, { access: 'ReadWrite' }, attachments.rename),
+    route('DELETE', `${S}/attachments/:attachmentId`, { access: 'ReadWrite' }, attachments.remove),
     route('GET', `${S}/attachments/:attachmentId/content`, { access: 'Read' }, attachments.download),
   ];
 }

@@ -18,9 +18,17 @@ export function identityRoutes(deps: RouteDeps): Route[] {
   return [
     route('POST', `${V1}/users`, { public: true }, users.signUp),
     route('GET', `${V1}/me`, {}, users.me),
+    route('PUT', `${V1}/me`, {}, users.update),
+    route('GET', `${V1}/me/apikeys`, {}, users.listApiKeys),
+    route('POST', `${V1}/me/apikeys`, {}, users.createApiKey),
+    route('DELETE', `${V1}/me/apikeys/:keyId`, {}, users.deleteApiKey),
 
+    route('GET', `${V1}/projects`, {}, projects.list),
     route('POST', `${V1}/projects`, {}, projects.create),
     route('GET', P, { access: 'Read' }, projects.get),
+    route('PUT', P, { access: 'Admin' }, projects.update),
+    // Owner only; the handler refuses other admins with 403 (api-compat §6).
+    route('DELETE', P, { access: 'Admin' }, projects.delete),
 
     route('GET', `${P}/members`, { access: 'Read' }, members.list),
     route('POST', `${P}/members`, { access: 'Admin' }, members.add),
@@ -37,6 +45,10 @@ export function identityRoutes(deps: RouteDeps): Route[] {
     route('PUT', `${role}/members`, { access: 'Admin' }, roles.setMembers),
     route('DELETE', `${role}/members/:user(text)`, { access: 'Admin' }, roles.removeMember),
 
+    route('GET', `${P}/invites`, { access: 'Admin' }, invites.list),
     route('POST', `${P}/invites`, { access: 'Admin' }, invites.create),
+    route('GET', `${P}/invites/:inviteId`, { access: 'Admin' }, invites.get),
+    route('DELETE', `${P}/invites/:inviteId`, { access: 'Admin' }, invites.delete),
+    route('POST', `${V1}/invites/:token(text)/accept`, {}, invites.accept),
   ];
 }

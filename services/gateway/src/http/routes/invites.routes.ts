@@ -1,11 +1,25 @@
 import { DomainError } from '@flowboard/service-kit';
 import { inviteDto } from '../../representation/invite.dto';
+import { pageOf } from '../../representation/page';
+import { projectDto } from '../../representation/project.dto';
 import type { Call } from '../call';
 import { invalidField, optionalReference, requiredString } from '../fields';
-import { resource, type Reply } from '../respond';
+import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 
-export function inviteHandlers({ membership }: RouteDeps) {
+/** Invites have no enrichments (`with=everything` is accepted) and no filter properties (api-compat §4.2). */
+const noEnrichments = (call: Call) => call.enrichments({ names: [] });
+
+function rejectWhere(call: Call): void {
+  const where = call.query.get('where');
+  if (where === undefined || where.trim() === '') return;
+  const property = /^\s*(?:not\s*\(|\()*\s*([^\s:()"]+)\s*:/i.exec(where)?.[1] ?? where.trim();
+  throw new DomainError('InvalidArgument', `Unknown filter property '${property}'.`, {
+    problem: 'invalid-filter',
+  });
+}
+
+export function inviteHandlers({ membership, access }: RouteDeps) {
   return {
     /** Body `{email, role}`; `role` is an id, a numeric string or `{id}` of a role of this project. */
     async create(call: Call): Promise<Reply> {
@@ -20,6 +34,42 @@ export function inviteHandlers({ membership }: RouteDeps) {
       });
       if (!invite) throw new DomainError('Internal', 'CreateInvite returned no invite');
       return resource('invite', inviteDto(invite));
+    },
+
+    /** Pending invites only (expired ones are gone from the API), id order. */
+    async list(call: Call): Promise<Reply> {
+      noEnrichments(call);
+      rejectWhere(call);
+      const paging = call.paging();
+      const { invites } = await membership.listInvites(call.project.projectId);
+      return page('invite', pageOf(invites.map(inviteDto), paging));
+    },
+
+    async get(call: Call): Promise<Reply> {
+      noEnrichments(call);
+      const { invite } = await membership.getInvite({
+        project_id: call.project.projectId,
+        invite_id: call.id('inviteId'),
+      });
+      if (!invite) throw new DomainError('Internal', 'GetInvite returned no invite');
+      return resource('invite', inviteDto(invite));
+    },
+
+    async delete(call: Call): Promise<Reply> {
+      await membership.deleteInvite({ project_id: call.project.projectId, invite_id: call.id('inviteId') });
+      return empty();
+    },
+
+    /**
+     * `POST /api/v1/invites/{token}/accept` (api-compat §6): any valid key; the caller joins the invite's role.
+     * The caller's access to that project changed, so its cached access decisions go.
+     */
+    async accept(call: Call): Promise<Reply> {
+      noEnrichments(call);
+      const { project } = await membership.acceptInvite(call.text('token'));
+      if (!project) throw new DomainError('Internal', 'AcceptInvite returned no project');
+      await access.forgetProject(project.id);
+      return resource('project', projectDto(project));
     },
   };
 }

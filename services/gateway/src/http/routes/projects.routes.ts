@@ -3,16 +3,18 @@ import type { boards, membership } from '@flowboard/proto';
 import { projectDto } from '../../representation/project.dto';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';
-import { optionalString, requiredString } from '../fields';
-import { resource, type Reply } from '../respond';
+import { invalidField, optionalString, requiredString } from '../fields';
+import { pageDto } from '../../representation/page';
+import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
+import { userRef } from './user-refs';
 
 // TODO(project-enrichments): `metrics` and `invites` (Admin only; `everything` leaves it out) need RPCs that do
 // not exist yet; until then they are unknown (400) rather than silently missing.
 export const PROJECT_ENRICHMENTS: EnrichmentVocabulary = { names: ['details', 'members', 'phases', 'roles'] };
 
 export function projectHandlers(deps: RouteDeps) {
-  const { membership, boards } = deps;
+  const { membership, boards, access } = deps;
 
   /** The project with the requested enrichments; what a create already knows is not fetched again. */
   async function projectView(
@@ -65,6 +67,83 @@ export function projectHandlers(deps: RouteDeps) {
     async get(call: Call): Promise<Reply> {
       const enrich = call.enrichments(PROJECT_ENRICHMENTS);
       return resource('project', await projectView(call.project.projectId, enrich));
+    },
+
+    /**
+     * `GET /api/v1/projects` (api-compat §5.2): the caller's projects at any access level; `where=name:...`;
+     * membership filters and pages, and enriches only the page. `phases` costs one boards call per project
+     * of the page (boards has no batch read).
+     */
+    async list(call: Call): Promise<Reply> {
+      const enrich = call.enrichments(PROJECT_ENRICHMENTS);
+      const paging = call.paging();
+      const { projects, total_items } = await membership.listProjects({
+        where: call.query.get('where') ?? '',
+        page: paging.page,
+        page_size: paging.pageSize,
+        include_roles: enrich.has('roles'),
+        include_members: enrich.has('members'),
+      });
+      const items = await Promise.all(
+        projects.map(async (entry) => {
+          if (!entry.project) throw new DomainError('Internal', 'ListProjects returned an empty entry');
+          const phases = enrich.has('phases')
+            ? (await boards.listPhases(entry.project.id)).phases
+            : undefined;
+          return projectDto(entry.project, {
+            details: enrich.has('details'),
+            members: enrich.has('members') ? entry.members : undefined,
+            phases,
+            roles: enrich.has('roles') ? entry.roles : undefined,
+          });
+        }),
+      );
+      return page('project', pageDto(items, paging, total_items));
+    },
+
+    /**
+     * `PUT P` (Admin): `name`, `description`, `details`, `owner` (a user reference; must be a member, else 400).
+     * An owner change changes access, so the project's cached access decisions go.
+     */
+    async update(call: Call): Promise<Reply> {
+      const projectId = call.project.projectId;
+      const fields = (await call.body()).object();
+      const name = optionalString(fields, 'name');
+      if (name !== undefined && name.trim() === '') throw invalidField("Field 'name' must not be blank.");
+      const description = optionalString(fields, 'description');
+      const details = optionalString(fields, 'details');
+      const ownerValue = fields.owner;
+      const owner =
+        ownerValue === undefined || ownerValue === null ? undefined : userRef(ownerValue, "'owner'");
+      const enrich = call.enrichments(PROJECT_ENRICHMENTS);
+      try {
+        await membership.updateProject({
+          project_id: projectId,
+          ...(name === undefined ? {} : { name }),
+          ...(description === undefined ? {} : { description }),
+          ...(details === undefined ? {} : { details }),
+          ...(owner ? { owner } : {}),
+        });
+      } finally {
+        if (owner) await access.forgetProject(projectId);
+      }
+      return resource('project', await projectView(projectId, enrich));
+    },
+
+    /**
+     * `DELETE P` (api-compat §6): the owner only; others who can see the project get 403. membership deletes
+     * its rows and publishes `membership.project-deleted.v1` for boards and files to clean up.
+     */
+    async delete(call: Call): Promise<Reply> {
+      if (!call.project.isOwner)
+        throw new DomainError('PermissionDenied', 'Only the owner can delete a project.');
+      const projectId = call.project.projectId;
+      try {
+        await membership.deleteProject(projectId);
+      } finally {
+        await access.forgetProject(projectId);
+      }
+      return empty();
     },
   };
 }

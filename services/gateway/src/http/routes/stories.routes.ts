@@ -53,25 +53,45 @@ function toUserReference(value: unknown): UserReference | null | undefined {
 /** Filters naming users (owner:/creator:) need the members, so names can match (api-compat §4.2). */
 const NAMES_USERS = /\b(owner|creator)\s*:/i;
 
+/** Stories as API resources: creator and owner resolved in ONE batch, the project name from the access check. */
+export async function storyDtosFor(
+  membership: RouteDeps['membership'],
+  call: Call,
+  stories: boards.Story__Output[],
+  enrich: ReadonlySet<string>,
+): Promise<Dto[]> {
+  const users = await resolveUsers(membership, storyUserIds(stories));
+  const { projectId, projectName } = call.project;
+  return stories.map((story) =>
+    storyDto(story, {
+      project: { id: projectId, name: projectName },
+      users,
+      details: enrich.has('details'),
+    }),
+  );
+}
+
+/** The members as filter aliases, when the filter names users (owner:/creator:); else none are needed. */
+export async function filterUsers(
+  membership: RouteDeps['membership'],
+  projectId: number,
+  where: string,
+): Promise<boards.UserAlias[]> {
+  if (!NAMES_USERS.test(where)) return [];
+  const { members } = await membership.getProject({ project_id: projectId, include_members: true });
+  return members.map((u) => ({ id: u.id, user_name: u.user_name, name: u.name }));
+}
+
+/** The writable fields of a story update body (api-compat §5.3) as an update mask and values. */
+export type StoryChanges = Omit<boards.UpdateStoryRequest, 'project_id' | 'story_id'> & {
+  update_mask: string[];
+};
+
 export function storyHandlers(deps: RouteDeps) {
   const { membership, boards } = deps;
 
-  /** Stories as API resources: creator and owner resolved in ONE batch, the project name from the access check. */
-  async function storyDtos(
-    call: Call,
-    stories: boards.Story__Output[],
-    enrich: ReadonlySet<string>,
-  ): Promise<Dto[]> {
-    const users = await resolveUsers(membership, storyUserIds(stories));
-    const { projectId, projectName } = call.project;
-    return stories.map((story) =>
-      storyDto(story, {
-        project: { id: projectId, name: projectName },
-        users,
-        details: enrich.has('details'),
-      }),
-    );
-  }
+  const storyDtos = (call: Call, stories: boards.Story__Output[], enrich: ReadonlySet<string>) =>
+    storyDtosFor(membership, call, stories, enrich);
 
   async function storyReply(call: Call, story: boards.Story__Output | null, enrich: ReadonlySet<string>) {
     if (!story) throw new DomainError('Internal', 'boards returned no story');
@@ -114,6 +134,38 @@ export function storyHandlers(deps: RouteDeps) {
     return phase.id;
   }
 
+  /**
+   * The writable fields of an update body; read-only and unknown fields are ignored (api-compat §1.4).
+   * `null` clears owner, deadline, details, size, priority and blockedReason.
+   */
+  async function storyChanges(projectId: number, fields: Fields): Promise<StoryChanges> {
+    const changes: StoryChanges = { update_mask: [] };
+    const set = <K extends keyof StoryChanges>(name: string, key: K, value: StoryChanges[K]) => {
+      changes.update_mask.push(name);
+      changes[key] = value;
+    };
+    const text = optionalString(fields, 'text');
+    if (text !== undefined) set('text', 'text', text);
+    for (const [name, key] of [
+      ['details', 'details'],
+      ['size', 'size'],
+      ['priority', 'priority'],
+      ['deadline', 'deadline'],
+      ['blockedReason', 'blocked_reason'],
+    ] as const) {
+      if (fields[name] !== undefined) set(key, key, optionalString(fields, name) ?? '');
+    }
+    const color = optionalString(fields, 'color');
+    if (color !== undefined) set('color', 'color', color);
+    const status = optionalString(fields, 'status');
+    if (status !== undefined) set('status', 'status', status);
+    const phase = optionalReference(fields, 'phase', { byName: true });
+    if (phase) set('phase', 'phase_id', await phaseIdFor(projectId, phase));
+    const owner = ownerReference(fields);
+    if (owner !== undefined) set('owner', 'owner_id', await ownerIdFor(projectId, owner));
+    return changes;
+  }
+
   return {
     // TODO(story-tags-tasks): `tags` and `tasks` on create arrive with their RPCs.
     async create(call: Call): Promise<Reply> {
@@ -148,9 +200,7 @@ export function storyHandlers(deps: RouteDeps) {
       const enrich = call.enrichments(STORY_ENRICHMENTS);
       const paging = call.paging();
       const where = call.query.get('where') ?? '';
-      const users = NAMES_USERS.test(where)
-        ? (await members(projectId)).map((u) => ({ id: u.id, user_name: u.user_name, name: u.name }))
-        : [];
+      const users = await filterUsers(membership, projectId, where);
       const { stories, total_items } = await boards.listStories({
         project_id: projectId,
         where,
@@ -169,42 +219,37 @@ export function storyHandlers(deps: RouteDeps) {
       const { projectId } = call.project;
       const storyId = call.id('storyId');
       const enrich = call.enrichments(STORY_ENRICHMENTS);
-      const fields = (await call.body()).object();
-      const request: boards.UpdateStoryRequest = {
-        project_id: projectId,
-        story_id: storyId,
-        update_mask: [],
-      };
-      const mask = request.update_mask as string[];
-      const set = <K extends keyof boards.UpdateStoryRequest>(
-        name: string,
-        key: K,
-        value: boards.UpdateStoryRequest[K],
-      ) => {
-        mask.push(name);
-        request[key] = value;
-      };
-      const text = optionalString(fields, 'text');
-      if (text !== undefined) set('text', 'text', text);
-      for (const [name, key] of [
-        ['details', 'details'],
-        ['size', 'size'],
-        ['priority', 'priority'],
-        ['deadline', 'deadline'],
-        ['blockedReason', 'blocked_reason'],
-      ] as const) {
-        if (fields[name] !== undefined) set(key, key, optionalString(fields, name) ?? '');
-      }
-      const color = optionalString(fields, 'color');
-      if (color !== undefined) set('color', 'color', color);
-      const status = optionalString(fields, 'status');
-      if (status !== undefined) set('status', 'status', status);
-      const phase = optionalReference(fields, 'phase', { byName: true });
-      if (phase) set('phase', 'phase_id', await phaseIdFor(projectId, phase));
-      const owner = ownerReference(fields);
-      if (owner !== undefined) set('owner', 'owner_id', await ownerIdFor(projectId, owner));
-      const { story } = await boards.updateStory(request);
+      const changes = await storyChanges(projectId, (await call.body()).object());
+      const { story } = await boards.updateStory({ project_id: projectId, story_id: storyId, ...changes });
       return storyReply(call, story, enrich);
+    },
+
+    /**
+     * `PUT P/stories?where=` (F, E): the single update's properties applied to every matching story, all or
+     * nothing (api-compat §5.3); answers the page of the affected stories after the update. `where` is required.
+     */
+    async updateMany(call: Call): Promise<Reply> {
+      const { projectId } = call.project;
+      const where = call.query.get('where') ?? '';
+      if (where.trim() === '') {
+        throw new DomainError(
+          'InvalidArgument',
+          "The 'where' argument is required for a bulk update; to match every story use e.g. where=not(color:red).",
+          { problem: 'invalid-parameter' },
+        );
+      }
+      const enrich = call.enrichments(STORY_ENRICHMENTS);
+      const paging = call.paging();
+      const changes = await storyChanges(projectId, (await call.body()).object());
+      const { stories, total_items } = await boards.updateStories({
+        project_id: projectId,
+        where,
+        users: await filterUsers(membership, projectId, where),
+        page: paging.page,
+        page_size: paging.pageSize,
+        ...changes,
+      });
+      return page('story', pageDto(await storyDtos(call, stories, enrich), paging, total_items));
     },
 
     async remove(call: Call): Promise<Reply> {

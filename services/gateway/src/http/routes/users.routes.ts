@@ -1,12 +1,14 @@
 import { DomainError } from '@flowboard/service-kit';
+import { apiKeyDto } from '../../representation/api-key.dto';
+import { pageOf } from '../../representation/page';
 import { signedUpUserDto, userDto } from '../../representation/user.dto';
 import type { Call } from '../call';
 import { optionalString, requiredString } from '../fields';
-import { resource, type Reply } from '../respond';
+import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 
 /** Sign-up (`POST /api/v1/users`, no key) and the current user (`/api/v1/me`). */
-export function userHandlers({ membership }: RouteDeps) {
+export function userHandlers({ membership, apiKeys }: RouteDeps) {
   return {
     /** Body `{name?, userName|username, email}` → the full record plus the first API key (api-compat §6). */
     async signUp(call: Call): Promise<Reply> {
@@ -26,6 +28,57 @@ export function userHandlers({ membership }: RouteDeps) {
       const { user } = await membership.getCurrentUser();
       if (!user) throw new DomainError('Internal', 'GetCurrentUser returned no user');
       return resource('user', userDto(user));
+    },
+
+    /**
+     * `PUT /me`: `name`, `username`/`userName`, `email`, `bio`; a clash → 409 naming the field. The user cached
+     * for each of the caller's keys is dropped, so the change shows on the very next request.
+     */
+    async update(call: Call): Promise<Reply> {
+      const fields = (await call.body()).object();
+      const name = optionalString(fields, 'name');
+      const userName = optionalString(fields, 'userName', 'username');
+      const email = optionalString(fields, 'email');
+      const bio = optionalString(fields, 'bio');
+      call.enrichments({ names: [] });
+      const { user, api_key_hashes } = await membership.updateCurrentUser({
+        ...(name === undefined ? {} : { name }),
+        ...(userName === undefined ? {} : { user_name: userName }),
+        ...(email === undefined ? {} : { email }),
+        ...(bio === undefined ? {} : { bio }),
+      });
+      if (!user) throw new DomainError('Internal', 'UpdateCurrentUser returned no user');
+      await apiKeys.forget(api_key_hashes);
+      return resource('user', userDto(user));
+    },
+
+    /** `GET /me/apikeys` (api-compat §6): `{id, createTime, enabled, hint}` each, id order. */
+    async listApiKeys(call: Call): Promise<Reply> {
+      call.enrichments({ names: [] });
+      const paging = call.paging();
+      const { api_keys } = await membership.listApiKeys();
+      return page(
+        'apiKey',
+        pageOf(
+          api_keys.map((k) => apiKeyDto(k)),
+          paging,
+        ),
+      );
+    },
+
+    /** `POST /me/apikeys`: a new key; the full `key` appears in this response only. */
+    async createApiKey(call: Call): Promise<Reply> {
+      call.enrichments({ names: [] });
+      const { api_key, key } = await membership.createApiKey();
+      if (!api_key) throw new DomainError('Internal', 'CreateApiKey returned no key');
+      return resource('apiKey', apiKeyDto(api_key, key));
+    },
+
+    /** `DELETE /me/apikeys/{id}`: immediate — the key's cached verification goes before we answer. */
+    async deleteApiKey(call: Call): Promise<Reply> {
+      const { key_hash } = await membership.deleteApiKey(call.id('keyId'));
+      await apiKeys.forget([key_hash]);
+      return empty();
     },
   };
 }

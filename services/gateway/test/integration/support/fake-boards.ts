@@ -42,6 +42,12 @@ export class FakeBoards {
     return phases;
   }
 
+  phase(projectId: number, phaseId: number): boards.Phase__Output {
+    const phase = this.board(projectId).find((p) => p.id === phaseId);
+    if (!phase) throw new DomainError('NotFound', 'Phase not found.');
+    return phase;
+  }
+
   registration(logger: Logger): GrpcServiceRegistration {
     const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
     const h = <Req, Res>(name: string, fn: (req: Req, userId: number) => Promise<Res>) =>
@@ -103,6 +109,62 @@ export class FakeBoards {
           throw new DomainError('NotFound', 'Story not found.');
         return {};
       }),
+      // Phases and the bulk update: enough for routing and access tests; the rules live in boards' own tests.
+      UpdateStories: h('UpdateStories', async (req: boards.UpdateStoriesRequest__Output) => {
+        const all = [...this.stories.values()].filter((s) => s.project_id === req.project_id);
+        for (const story of all) if (req.update_mask.includes('text')) story.text = req.text;
+        return { stories: all.slice(0, req.page_size), total_items: all.length };
+      }),
+      GetPhase: h('GetPhase', async (req: boards.GetPhaseRequest__Output) => ({
+        phase: this.phase(req.project_id, req.phase_id),
+      })),
+      CreatePhase: h('CreatePhase', async (req: boards.CreatePhaseRequest__Output) => {
+        const phases = this.board(req.project_id);
+        const index = req.has_index ? req.index : phases.length - 1;
+        const phase = {
+          id: ++this.nextId,
+          name: req.name,
+          description: req.description,
+          index,
+          limit: req.limit,
+        };
+        phases.splice(index, 0, phase);
+        phases.forEach((p, i) => (p.index = i));
+        return { phase };
+      }),
+      UpdatePhase: h('UpdatePhase', async (req: boards.UpdatePhaseRequest__Output) => {
+        const phase = this.phase(req.project_id, req.phase_id);
+        if (req.update_mask.includes('name')) phase.name = req.name;
+        if (req.update_mask.includes('limit')) phase.limit = req.limit;
+        return { phase };
+      }),
+      DeletePhase: h('DeletePhase', async (req: boards.DeletePhaseRequest__Output) => {
+        const phases = this.board(req.project_id);
+        phases.splice(phases.indexOf(this.phase(req.project_id, req.phase_id)), 1);
+        phases.forEach((p, i) => (p.index = i));
+        return {};
+      }),
+      ReorderPhases: h('ReorderPhases', async (req: boards.ReorderPhasesRequest__Output) => {
+        const phases = req.phase_ids.map((id) => this.phase(req.project_id, id));
+        phases.forEach((p, i) => (p.index = i));
+        this.phases.set(req.project_id, phases);
+        return { phases };
+      }),
+      ListPhaseStories: h('ListPhaseStories', async (req: boards.ListPhaseStoriesRequest__Output) => {
+        const phase = this.phase(req.project_id, req.phase_id);
+        const stories = [...this.stories.values()].filter(
+          (s) => s.project_id === req.project_id && s.phase?.id === phase.id,
+        );
+        return { phase, stories };
+      }),
+      ReorderPhaseStories: h(
+        'ReorderPhaseStories',
+        async (req: boards.ReorderPhaseStoriesRequest__Output) => {
+          const phase = this.phase(req.project_id, req.phase_id);
+          const stories = req.story_ids.map((id) => this.stories.get(`${req.project_id}:${id}`)!);
+          return { phase, stories };
+        },
+      ),
     };
     return { name: 'flowboard.boards.v1.BoardsService', definition: BoardsService.service, implementation };
   }

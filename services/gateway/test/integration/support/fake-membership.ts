@@ -145,6 +145,18 @@ export class FakeMembership {
       GetProjectMember: h('GetProjectMember', notFaked),
       AddProjectMember: h('AddProjectMember', notFaked),
       RemoveProjectMember: h('RemoveProjectMember', notFaked),
+      // Invites after creation, project list/update/delete, API keys and PUT /me: e2e against the real service.
+      ListInvites: h('ListInvites', notFaked),
+      GetInvite: h('GetInvite', notFaked),
+      DeleteInvite: h('DeleteInvite', notFaked),
+      AcceptInvite: h('AcceptInvite', notFaked),
+      ListProjects: h('ListProjects', notFaked),
+      UpdateProject: h('UpdateProject', notFaked),
+      DeleteProject: h('DeleteProject', notFaked),
+      ListApiKeys: h('ListApiKeys', notFaked),
+      CreateApiKey: h('CreateApiKey', notFaked),
+      DeleteApiKey: h('DeleteApiKey', notFaked),
+      UpdateCurrentUser: h('UpdateCurrentUser', notFaked),
       CreateInvite: h('CreateInvite', async (req: membership.CreateInviteRequest__Output, userId) => {
         const fake = this.visible(req.project_id, userId());
         const role = fake.roles.find((r) => r.id === req.role_id);

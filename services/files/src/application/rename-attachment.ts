@@ -1,0 +1,34 @@
+import { DomainError } from '@flowboard/service-kit';
+import { requirePositiveId } from '../domain/attachment';
+import { sanitizeFileName } from '../domain/file-name';
+import type { AttachmentRecord, AttachmentRepository } from './ports';
+
+export type RenameAttachment = (
+  projectId: number,
+  storyId: number,
+  attachmentId: number,
+  rawFileName: string,
+) => Promise<AttachmentRecord>;
+
+/**
+ * PUT `filename`/`fileName` (api-compat §5.6): the new name goes through the upload's rules (last path segment,
+ * no control or bidi characters, NFC, at most 200 characters). A blank name is refused rather than turned into
+ * the upload's default "file": here the caller chose it. NotFound as for get.
+ */
+export function makeRenameAttachment(attachments: AttachmentRepository): RenameAttachment {
+  return async (projectId, storyId, attachmentId, rawFileName) => {
+    const p = requirePositiveId('project_id', projectId);
+    const s = requirePositiveId('story_id', storyId);
+    if (!Number.isSafeInteger(attachmentId) || attachmentId <= 0) {
+      throw new DomainError('NotFound', 'Attachment not found');
+    }
+    if (rawFileName.trim() === '') {
+      throw new DomainError('InvalidArgument', "Field 'filename' must not be empty.", {
+        problem: 'invalid-field',
+      });
+    }
+    const renamed = await attachments.rename(p, s, attachmentId, sanitizeFileName(rawFileName));
+    if (!renamed) throw new DomainError('NotFound', 'Attachment not found');
+    return renamed;
+  };
+}

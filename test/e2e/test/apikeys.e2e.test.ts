@@ -1,0 +1,84 @@
+import { api, childNames, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
+
+/** `/me/apikeys` and `PUT /me` (api-compat §5.1, §6). */
+jest.setTimeout(60_000);
+
+let user: SignedUp;
+beforeAll(async () => {
+  user = await signUp('keys');
+});
+
+describe('API keys', () => {
+  it('creates (full key once), lists and deletes; a deleted key gets 401 on the very next request', async () => {
+    const created = await api('/api/v1/me/apikeys', { method: 'POST', key: user.key });
+    expect(created.status).toBe(200);
+    expect(Object.keys(created.json)).toEqual(['id', 'createTime', 'enabled', 'hint', 'key']);
+    const newKey: string = created.json.key;
+    expect(newKey).toMatch(/^[0-9a-f]{32}$/);
+    expect(created.json.hint).toBe(newKey.slice(-4));
+
+    // Verified and cached by the gateway.
+    expect((await api('/api/v1/me', { key: newKey })).status).toBe(200);
+    const list = await api('/api/v1/me/apikeys', { key: newKey });
+    expect(list.json.totalItems).toBe(2);
+    for (const item of list.json.items)
+      expect(Object.keys(item)).toEqual(['id', 'createTime', 'enabled', 'hint']);
+    const xml = await api('/api/v1/me/apikeys', { key: user.key, headers: XML_HEADERS });
+    expect(xml.text).toContain('<apiKeys>');
+    expect(childNames(xml.text, 'apiKey')).toEqual(sorted(['id', 'createTime', 'enabled', 'hint']));
+    expect(xml.text).not.toContain(newKey);
+
+    const other = await signUp('keys-other');
+    expect(
+      (await api(`/api/v1/me/apikeys/${created.json.id}`, { method: 'DELETE', key: other.key })).status,
+    ).toBe(404);
+    const del = await api(`/api/v1/me/apikeys/${created.json.id}`, { method: 'DELETE', key: user.key });
+    expect(del.status).toBe(200);
+    expect((await api('/api/v1/me', { key: newKey })).status).toBe(401);
+    expect((await api('/api/v1/me', { key: user.key })).status).toBe(200);
+    expect((await api('/api/v1/me/apikeys', {})).status).toBe(401);
+  });
+
+  it('POST in XML answers an <apiKey> root', async () => {
+    const res = await api('/api/v1/me/apikeys', { method: 'POST', key: user.key, headers: XML_HEADERS });
+    expect(res.status).toBe(200);
+    expect(childNames(res.text, 'apiKey')).toEqual(sorted(['id', 'createTime', 'enabled', 'hint', 'key']));
+  });
+});
+
+describe('PUT /me', () => {
+  it('updates at once (despite the cached user) and refuses clashes with 409 naming the field', async () => {
+    expect((await api('/api/v1/me', { key: user.key })).status).toBe(200); // cache the user
+    const userName = `${user.userName}-x`;
+    const res = await api('/api/v1/me', {
+      method: 'PUT',
+      key: user.key,
+      body: { name: 'George Oscar', username: userName, bio: 'Illusions' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ name: 'George Oscar', userName, bio: 'Illusions', email: user.email });
+    expect((await api('/api/v1/me', { key: user.key })).json).toMatchObject({
+      userName,
+      name: 'George Oscar',
+    });
+
+    const other = await signUp('me-other');
+    const clash = await api('/api/v1/me', {
+      method: 'PUT',
+      key: user.key,
+      body: { email: other.email.toUpperCase() },
+    });
+    expect(clash.status).toBe(409);
+    expect(clash.json.detail).toContain('email');
+    const nameClash = await api('/api/v1/me.xml', {
+      method: 'PUT',
+      key: user.key,
+      body: { userName: other.userName },
+    });
+    expect(nameClash.status).toBe(409);
+    expect(nameClash.text).toContain('userName');
+    expect((await api('/api/v1/me', { method: 'PUT', key: user.key, body: { email: 'nope' } })).status).toBe(
+      400,
+    );
+  });
+});

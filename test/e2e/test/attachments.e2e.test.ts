@@ -1,0 +1,202 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { GATEWAY_URL, api, createProject, signUp, XML_HEADERS, type SignedUp } from './support';
+
+/**
+ * Attachments through the gateway against real files, PostgreSQL and MinIO (spec "Attachments", api-compat
+ * §4.2, §5.6, §6): upload, list, get, rename, delete (object included), byte-exact downloads and ranges, XML, and
+ * the access matrix (Read lists and downloads; ReadWrite uploads, renames and deletes).
+ */
+jest.setTimeout(60_000);
+
+let owner: SignedUp;
+let reader: SignedUp;
+let stranger: SignedUp;
+let project: { id: number; name: string };
+let S: string; // /api/v1/projects/{p}/stories/{s}
+
+const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+function form(...files: Array<{ name: string; type: string; data: Uint8Array }>): FormData {
+  const body = new FormData();
+  for (const f of files)
+    body.append('attachment', new Blob([new Uint8Array(f.data)], { type: f.type }), f.name);
+  return body;
+}
+
+async function upload(key: string, ...files: Array<{ name: string; type: string; data: Uint8Array }>) {
+  return api(`${S}/attachments`, { method: 'POST', key, body: form(...files) });
+}
+
+async function download(key: string | undefined, id: number, range?: string) {
+  const headers: Record<string, string> = {};
+  if (key) headers['X-Zen-ApiKey'] = key;
+  if (range) headers.Range = range;
+  const res = await fetch(`${GATEWAY_URL}${S}/attachments/${id}/content`, { headers });
+  return { res, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+beforeAll(async () => {
+  owner = await signUp('att-owner');
+  reader = await signUp('att-reader');
+  stranger = await signUp('att-stranger');
+  project = await createProject(owner.key);
+  const P = `/api/v1/projects/${project.id}`;
+  const role = await api(`${P}/roles`, {
+    method: 'POST',
+    key: owner.key,
+    body: { name: 'Readers', access: 'read' },
+  });
+  expect(role.status).toBe(200);
+  const joined = await api(`${P}/roles/${role.json.id}/members`, {
+    method: 'POST',
+    key: owner.key,
+    body: { userName: reader.userName },
+  });
+  expect(joined.status).toBe(200);
+  const story = await api(`${P}/stories`, {
+    method: 'POST',
+    key: owner.key,
+    body: { text: 'Build the Spec house' },
+  });
+  expect(story.status).toBe(200);
+  S = `${P}/stories/${story.json.id}`;
+});
+
+describe('attachments end to end', () => {
+  it('uploads, lists, gets, renames (JSON and XML), downloads byte-exact and deletes the object', async () => {
+    const big = randomBytes(3 * 1024 * 1024 + 11);
+    const up = await upload(
+      owner.key,
+      { name: 'plan.bin', type: 'application/octet-stream', data: big },
+      { name: 'notes.txt', type: 'text/plain', data: Buffer.from('hello') },
+    );
+    expect(up.status).toBe(200);
+    const [bin, txt] = up.json.items as Array<{ id: number; token: string }>;
+
+    const list = await api(`${S}/attachments`, { key: reader.key });
+    expect(list.status).toBe(200);
+    expect(list.json).toMatchObject({ page: 1, totalItems: 2 });
+    expect(list.json.items.map((a: { id: number }) => a.id)).toEqual([bin!.id, txt!.id]);
+    expect(Object.keys(list.json.items[0])).toEqual([
+      'id',
+      'fileName',
+      'sizeInBytes',
+      'contentType',
+      'token',
+    ]);
+    expect(list.json.items[0]).toMatchObject({ fileName: 'plan.bin', sizeInBytes: big.length });
+
+    const xml = await api(`${S}/attachments`, { key: reader.key, headers: XML_HEADERS });
+    expect(xml.text).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?><attachments><items><attachment>/);
+    expect(xml.text).toContain('<fileName>notes.txt</fileName>');
+
+    const got = await api(`${S}/attachments/${txt!.id}`, { key: reader.key });
+    expect(got.json).toEqual({
+      id: txt!.id,
+      fileName: 'notes.txt',
+      sizeInBytes: 5,
+      contentType: 'text/plain',
+      token: txt!.token,
+    });
+
+    const renamed = await api(`${S}/attachments/${txt!.id}`, {
+      method: 'PUT',
+      key: owner.key,
+      body: { filename: '../../Réunion\u202E notes.md', sizeInBytes: 1 },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.json).toMatchObject({ fileName: 'Réunion notes.md', sizeInBytes: 5 });
+    const renamedXml = await api(`${S}/attachments/${txt!.id}`, {
+      method: 'PUT',
+      key: owner.key,
+      headers: { 'Content-Type': 'application/xml', Accept: 'application/xml' },
+      body: '<?xml version="1.0"?><attachment><fileName>final.md</fileName></attachment>',
+    });
+    expect(renamedXml.status).toBe(200);
+    expect(renamedXml.text).toContain('<fileName>final.md</fileName>');
+
+    const whole = await download(reader.key, bin!.id);
+    expect(whole.res.status).toBe(200);
+    expect(whole.res.headers.get('accept-ranges')).toBe('bytes');
+    expect(sha256(whole.body)).toBe(sha256(big));
+    const named = await download(reader.key, txt!.id);
+    expect(named.res.headers.get('content-disposition')).toBe(
+      'attachment; filename="final.md"; filename*=UTF-8\'\'final.md',
+    );
+
+    const del = await api(`${S}/attachments/${bin!.id}`, { method: 'DELETE', key: owner.key });
+    expect(del.status).toBe(200);
+    expect(del.text).toBe('');
+    expect(del.headers.get('content-type')).toBeNull();
+    expect((await api(`${S}/attachments/${bin!.id}`, { key: owner.key })).status).toBe(404);
+    expect((await download(owner.key, bin!.id)).res.status).toBe(404);
+    const after = await api(`${S}/attachments`, { key: owner.key });
+    expect(after.json.items.map((a: { id: number }) => a.id)).toEqual([txt!.id]);
+  });
+
+  it('serves byte ranges: 206 byte-exact, 416 unsatisfiable, several ranges → 200 whole', async () => {
+    const data = randomBytes(100_000);
+    const up = await upload(owner.key, { name: 'r.bin', type: 'application/octet-stream', data });
+    const id = up.json.items[0].id as number;
+    const a = await download(reader.key, id, 'bytes=1000-1999');
+    expect(a.res.status).toBe(206);
+    expect(a.res.headers.get('content-range')).toBe('bytes 1000-1999/100000');
+    expect(a.body.equals(data.subarray(1000, 2000))).toBe(true);
+    const tail = await download(reader.key, id, 'bytes=-10');
+    expect(tail.res.status).toBe(206);
+    expect(tail.body.equals(data.subarray(99_990))).toBe(true);
+    const open = await download(reader.key, id, 'bytes=99999-');
+    expect(open.body.equals(data.subarray(99_999))).toBe(true);
+    const bad = await download(reader.key, id, 'bytes=100000-');
+    expect(bad.res.status).toBe(416);
+    expect(bad.res.headers.get('content-range')).toBe('bytes */100000');
+    const several = await download(reader.key, id, 'bytes=0-1,5-9');
+    expect(several.res.status).toBe(200);
+    expect(sha256(several.body)).toBe(sha256(data));
+  });
+
+  it('where is accepted but every property is 400 invalid-filter', async () => {
+    expect((await api(`${S}/attachments?where=`, { key: reader.key })).status).toBe(200);
+    const res = await api(`${S}/attachments?where=${encodeURIComponent('fileName:x')}`, { key: reader.key });
+    expect(res.status).toBe(400);
+    expect(res.json.type).toBe('urn:flowboard:problem:invalid-filter');
+  });
+
+  it('access: Read lists and downloads; ReadWrite uploads, renames, deletes; stranger 404; anonymous 401', async () => {
+    const up = await upload(owner.key, { name: 'x.txt', type: 'text/plain', data: Buffer.from('x') });
+    const id = up.json.items[0].id as number;
+    const one = `${S}/attachments/${id}`;
+
+    expect(
+      (await upload(reader.key, { name: 'y.txt', type: 'text/plain', data: Buffer.from('y') })).status,
+    ).toBe(403);
+    expect((await api(one, { method: 'PUT', key: reader.key, body: { filename: 'z' } })).status).toBe(403);
+    expect((await api(one, { method: 'DELETE', key: reader.key })).status).toBe(403);
+    expect((await api(one, { key: reader.key })).status).toBe(200);
+    expect((await download(reader.key, id)).res.status).toBe(200);
+
+    for (const request of [
+      api(`${S}/attachments`, { key: stranger.key }),
+      api(one, { key: stranger.key }),
+      api(one, { method: 'DELETE', key: stranger.key }),
+      download(stranger.key, id).then((d) => ({ status: d.res.status })),
+    ]) {
+      expect((await request).status).toBe(404);
+    }
+    expect((await api(`${S}/attachments`)).status).toBe(401);
+    expect((await api(one, { method: 'DELETE' })).status).toBe(401);
+    expect((await download(undefined, id)).res.status).toBe(401);
+    // Still there: none of the refused calls changed anything.
+    expect((await api(one, { key: owner.key })).json.fileName).toBe('x.txt');
+  });
+
+  it('an unknown story or attachment is 404', async () => {
+    const missingStory = S.replace(/stories\/\d+$/, 'stories/987654321');
+    expect((await api(`${missingStory}/attachments`, { key: owner.key })).status).toBe(404);
+    expect((await api(`${S}/attachments/987654321`, { key: owner.key })).status).toBe(404);
+    expect(
+      (await api(`${S}/attachments/987654321`, { method: 'PUT', key: owner.key, body: { filename: 'a' } }))
+        .status,
+    ).toBe(404);
+  });
+});

@@ -1,0 +1,114 @@
+import { api, childNames, createProject, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
+
+/** Invites after creation (api-compat §5.7, §6): list/get/delete (Admin), accept (any key), expiry via 404. */
+jest.setTimeout(60_000);
+
+let owner: SignedUp;
+let project: { id: number; name: string };
+let membersRoleId: number;
+const P = () => `/api/v1/projects/${project.id}`;
+
+const invite = async (email: string) => {
+  const res = await api(`${P()}/invites`, {
+    method: 'POST',
+    key: owner.key,
+    body: { email, role: membersRoleId },
+  });
+  if (res.status !== 200) throw new Error(`invite failed: ${res.status} ${res.text}`);
+  return res.json as { id: number; token: string; email: string };
+};
+
+beforeAll(async () => {
+  owner = await signUp('inv-owner');
+  project = await createProject(owner.key);
+  const roles = await api(`${P()}/roles?where=name:Members`, { key: owner.key });
+  membersRoleId = roles.json.items[0].id;
+});
+
+describe('invites', () => {
+  it('lists, gets and deletes invites in JSON and XML', async () => {
+    const a = await invite(`a-${Date.now()}@example.test`);
+    const list = await api(`${P()}/invites`, { key: owner.key });
+    expect(list.status).toBe(200);
+    expect(list.json.items.map((i: { id: number }) => i.id)).toContain(a.id);
+    const xml = await api(`${P()}/invites/${a.id}`, { key: owner.key, headers: XML_HEADERS });
+    expect(xml.status).toBe(200);
+    expect(childNames(xml.text, 'invite')).toEqual(
+      sorted(['id', 'createTime', 'email', 'token', 'sender', 'role']),
+    );
+    const xmlPage = await api(`${P()}/invites.xml`, { key: owner.key });
+    expect(childNames(xmlPage.text, 'invites')).toEqual(
+      sorted(['page', 'pageSize', 'totalPages', 'totalItems', 'items']),
+    );
+    expect((await api(`${P()}/invites?where=email:x`, { key: owner.key })).status).toBe(400);
+
+    const del = await api(`${P()}/invites/${a.id}`, { method: 'DELETE', key: owner.key });
+    expect(del.status).toBe(200);
+    expect((await api(`${P()}/invites/${a.id}`, { key: owner.key })).status).toBe(404);
+  });
+
+  it('accept makes the invitee a member who can read the project; the token works once', async () => {
+    const invitee = await signUp('invitee');
+    expect((await api(P(), { key: invitee.key })).status).toBe(404); // cached "not a member" would be wrong later
+    const { token } = await invite(`someone-${Date.now()}@example.test`);
+    const accepted = await api(`/api/v1/invites/${token}/accept`, { method: 'POST', key: invitee.key });
+    expect(accepted.status).toBe(200);
+    expect(accepted.json).toMatchObject({ id: project.id, name: project.name, owner: { id: owner.id } });
+    const read = await api(P(), { key: invitee.key });
+    expect(read.status).toBe(200);
+    expect((await api(`${P()}/stories`, { key: invitee.key })).status).toBe(200);
+    const again = await api(`/api/v1/invites/${token}/accept.xml`, { method: 'POST', key: invitee.key });
+    expect(again.status).toBe(404);
+    expect(again.text).toContain('<status>404</status>');
+    expect(
+      (await api(`/api/v1/invites/${'0'.repeat(32)}/accept`, { method: 'POST', key: invitee.key })).status,
+    ).toBe(404);
+    expect((await api(`/api/v1/invites/${token}/accept`, { method: 'POST' })).status).toBe(401);
+  });
+
+  it('access matrix: Admin for list, get and delete', async () => {
+    const { id } = await invite(`m-${Date.now()}@example.test`);
+    const stranger = await signUp('inv-stranger');
+    const none = await signUp('inv-none');
+    await api(`${P()}/members`, { method: 'POST', key: owner.key, body: none.id });
+    await api(`${P()}/roles/${membersRoleId}/members/${none.id}`, { method: 'DELETE', key: owner.key });
+    const reader = await signUp('inv-read');
+    const readRole = await api(`${P()}/roles`, {
+      method: 'POST',
+      key: owner.key,
+      body: { name: 'R', access: 'read' },
+    });
+    await api(`${P()}/roles/${readRole.json.id}/members`, {
+      method: 'POST',
+      key: owner.key,
+      body: reader.id,
+    });
+    const writer = await signUp('inv-rw');
+    await api(`${P()}/members`, { method: 'POST', key: owner.key, body: writer.id });
+
+    const who: Array<[string, string | undefined]> = [
+      ['anonymous', undefined],
+      ['stranger', stranger.key],
+      ['none', none.key],
+      ['read', reader.key],
+      ['readwrite', writer.key],
+      ['admin', owner.key],
+    ];
+    const matrix: Record<string, number[]> = {};
+    for (const [name, key] of who) {
+      matrix[name] = [
+        (await api(`${P()}/invites`, { key })).status,
+        (await api(`${P()}/invites/${id}`, { key })).status,
+        (await api(`${P()}/invites/999999999`, { key, method: 'DELETE' })).status,
+      ];
+    }
+    expect(matrix).toEqual({
+      anonymous: [401, 401, 401],
+      stranger: [404, 404, 404],
+      none: [403, 403, 403],
+      read: [403, 403, 403],
+      readwrite: [403, 403, 403],
+      admin: [200, 200, 404],
+    });
+  });
+});
