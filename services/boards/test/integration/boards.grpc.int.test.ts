@@ -1,79 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
-import { createPool, migrate } from '@flowboard/pg-kit';
-import { loadBoardsProto, type boards } from '@flowboard/proto';
-import { createLogger } from '@flowboard/service-kit';
-import { requireEnv } from '@flowboard/testing';
-import { createApp, type BoardsApp } from '../../src/app';
-import { loadBoardsConfig } from '../../src/config';
-import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
+import type { boards } from '@flowboard/proto';
+import { admin, call, createBoard, createStory, grpcError, newProjectId, useBoardsService } from './harness';
 
-// Real PostgreSQL (schema `boards`, role `boards`), the real gRPC server on port 0, a real client.
-const { BOARDS_DATABASE_URL } = requireEnv('BOARDS_DATABASE_URL');
-
-let app: BoardsApp;
-let client: boards.BoardsServiceClient;
-const admin = createPool({
-  connectionString: BOARDS_DATABASE_URL,
-  schema: 'boards',
-  applicationName: 'boards-test',
-  max: 2,
-});
-
-// Each test works on its own projects: random ids far above anything a real run creates.
-const newProjectId = () => 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
-
-beforeAll(async () => {
-  await migrate(admin, { schema: 'boards', dir: MIGRATIONS_DIR });
-  await migrate(admin, { schema: 'boards', dir: MIGRATIONS_DIR }); // idempotent
-  const config = loadBoardsConfig({ DATABASE_URL: BOARDS_DATABASE_URL, GRPC_PORT: '0', LOG_LEVEL: 'silent' });
-  app = createApp(config, createLogger('boards-test', 'silent'));
-  const port = await app.start();
-  const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
-  client = new BoardsService(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-});
-
-afterAll(async () => {
-  client?.close();
-  await app?.stop();
-  await admin.end();
-});
-
-type Method = 'CreateBoard' | 'ListPhases' | 'CreateStory' | 'GetStory';
-
-/** One unary call with the caller in metadata, as the gateway makes it. */
-function call<Res>(method: Method, request: object, userId: number | null = 42): Promise<Res> {
-  const metadata = new grpc.Metadata();
-  if (userId !== null) metadata.set('x-flowboard-user-id', String(userId));
-  metadata.set('x-request-id', 'boards-int-test');
-  type Unary = (
-    request: object,
-    metadata: grpc.Metadata,
-    options: grpc.CallOptions,
-    callback: (err: grpc.ServiceError | null, res: Res) => void,
-  ) => grpc.ClientUnaryCall;
-  const fn = (client[method] as unknown as Unary).bind(client);
-  return new Promise((resolve, reject) =>
-    fn(request, metadata, { deadline: Date.now() + 10_000 }, (err, res) =>
-      err ? reject(err) : resolve(res),
-    ),
-  );
-}
-
-const createBoard = (projectId: number) =>
-  call<boards.CreateBoardResponse__Output>('CreateBoard', { project_id: projectId }).then((r) => r.phases);
-const createStory = (request: Partial<boards.CreateStoryRequest>, userId: number | null = 42) =>
-  call<boards.CreateStoryResponse__Output>('CreateStory', { text: 'A story', ...request }, userId).then(
-    (r) => r.story!,
-  );
-
-async function grpcError(promise: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as grpc.ServiceError;
-  }
-  throw new Error('expected the call to fail');
-}
+useBoardsService();
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
