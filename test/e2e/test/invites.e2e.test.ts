@@ -1,4 +1,14 @@
-import { api, childNames, createProject, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
+import {
+  accessLadder,
+  accessMatrix,
+  api,
+  childNames,
+  createProject,
+  signUp,
+  sorted,
+  XML_HEADERS,
+  type SignedUp,
+} from './support';
 
 /** Invites after creation (api-compat §5.7, §6): list/get/delete (Admin), accept (any key), expiry via 404. */
 jest.setTimeout(60_000);
@@ -68,40 +78,12 @@ describe('invites', () => {
 
   it('access matrix: Admin for list, get and delete', async () => {
     const { id } = await invite(`m-${Date.now()}@example.test`);
-    const stranger = await signUp('inv-stranger');
-    const none = await signUp('inv-none');
-    await api(`${P()}/members`, { method: 'POST', key: owner.key, body: none.id });
-    await api(`${P()}/roles/${membersRoleId}/members/${none.id}`, { method: 'DELETE', key: owner.key });
-    const reader = await signUp('inv-read');
-    const readRole = await api(`${P()}/roles`, {
-      method: 'POST',
-      key: owner.key,
-      body: { name: 'R', access: 'read' },
-    });
-    await api(`${P()}/roles/${readRole.json.id}/members`, {
-      method: 'POST',
-      key: owner.key,
-      body: reader.id,
-    });
-    const writer = await signUp('inv-rw');
-    await api(`${P()}/members`, { method: 'POST', key: owner.key, body: writer.id });
-
-    const who: Array<[string, string | undefined]> = [
-      ['anonymous', undefined],
-      ['stranger', stranger.key],
-      ['none', none.key],
-      ['read', reader.key],
-      ['readwrite', writer.key],
-      ['admin', owner.key],
-    ];
-    const matrix: Record<string, number[]> = {};
-    for (const [name, key] of who) {
-      matrix[name] = [
-        (await api(`${P()}/invites`, { key })).status,
-        (await api(`${P()}/invites/${id}`, { key })).status,
-        (await api(`${P()}/invites/999999999`, { key, method: 'DELETE' })).status,
-      ];
-    }
+    const callers = await accessLadder(owner, project.id);
+    const matrix = await accessMatrix(callers, async (key) => [
+      (await api(`${P()}/invites`, { key })).status,
+      (await api(`${P()}/invites/${id}`, { key })).status,
+      (await api(`${P()}/invites/999999999`, { key, method: 'DELETE' })).status,
+    ]);
     expect(matrix).toEqual({
       anonymous: [401, 401, 401],
       stranger: [404, 404, 404],

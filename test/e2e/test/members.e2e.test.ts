@@ -1,4 +1,13 @@
-import { api, childNames, createProject, signUp, XML_HEADERS, type SignedUp } from './support';
+import {
+  accessLadder,
+  accessMatrix,
+  api,
+  childNames,
+  createProject,
+  signUp,
+  XML_HEADERS,
+  type SignedUp,
+} from './support';
 
 /** `P/members` through the gateway (api-compat §5.2), the access matrix and revocation: removed → next 404. */
 jest.setTimeout(60_000);
@@ -68,48 +77,16 @@ describe('project members', () => {
   });
 
   it('access matrix: Read to list and get, Admin to add and remove', async () => {
-    const stranger = await signUp('stranger');
-    const none = await signUp('m-none');
-    await add(none.id);
-    const roleRes = await api(`${P()}/roles?where=name:Members`, { key: owner.key });
-    // Leaving the Members role keeps "none" a member with access none.
-    await api(`${P()}/roles/${roleRes.json.items[0].id}/members/${none.id}`, {
-      method: 'DELETE',
-      key: owner.key,
-    });
-    const reader = await signUp('m-read');
-    const readRole = await api(`${P()}/roles`, {
-      method: 'POST',
-      key: owner.key,
-      body: { name: 'R', access: 'read' },
-    });
-    await api(`${P()}/roles/${readRole.json.id}/members`, {
-      method: 'POST',
-      key: owner.key,
-      body: { id: reader.id },
-    });
-    const writer = await signUp('m-rw');
-    await add(writer.id);
-
+    const callers = await accessLadder(owner, project.id);
+    const outsider = await signUp('m-outsider');
     const status = async (path: string, key: string | undefined, method = 'GET', body?: unknown) =>
       (await api(path, { key, method, body })).status;
-    const who: Array<[string, string | undefined]> = [
-      ['anonymous', undefined],
-      ['stranger', stranger.key],
-      ['none', none.key],
-      ['read', reader.key],
-      ['readwrite', writer.key],
-      ['admin', owner.key],
-    ];
-    const matrix: Record<string, number[]> = {};
-    for (const [name, key] of who) {
-      matrix[name] = [
-        await status(`${P()}/members`, key),
-        await status(`${P()}/members/${owner.id}`, key),
-        await status(`${P()}/members`, key, 'POST', {}), // admin: 400 (access passes, body fails)
-        await status(`${P()}/members/${stranger.id}`, key, 'DELETE'), // admin: 404 (not a member)
-      ];
-    }
+    const matrix = await accessMatrix(callers, async (key) => [
+      await status(`${P()}/members`, key),
+      await status(`${P()}/members/${owner.id}`, key),
+      await status(`${P()}/members`, key, 'POST', {}), // admin: 400 (access passes, body fails)
+      await status(`${P()}/members/${outsider.id}`, key, 'DELETE'), // admin: 404 (not a member)
+    ]);
     expect(matrix).toEqual({
       anonymous: [401, 401, 401, 401],
       stranger: [404, 404, 404, 404],

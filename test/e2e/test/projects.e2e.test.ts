@@ -1,5 +1,15 @@
 import { uniqueSuffix } from '@flowboard/testing';
-import { api, childNames, createProject, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
+import {
+  accessLadder,
+  accessMatrix,
+  api,
+  childNames,
+  createProject,
+  signUp,
+  sorted,
+  XML_HEADERS,
+  type SignedUp,
+} from './support';
 
 /** GET /projects, PUT P, DELETE P (api-compat §5.2, §6). */
 jest.setTimeout(60_000);
@@ -116,43 +126,12 @@ describe('PUT P and DELETE P', () => {
 
   it('access matrix for PUT and DELETE', async () => {
     const project = await createProject(owner.key, `Delta ${tag}`);
-    const stranger = await signUp('pm-stranger');
-    const none = await signUp('pm-none');
-    await api(`${P(project.id)}/members`, { method: 'POST', key: owner.key, body: none.id });
-    const roles = await api(`${P(project.id)}/roles?where=name:Members`, { key: owner.key });
-    await api(`${P(project.id)}/roles/${roles.json.items[0].id}/members/${none.id}`, {
-      method: 'DELETE',
-      key: owner.key,
-    });
-    const reader = await signUp('pm-read');
-    const readRole = await api(`${P(project.id)}/roles`, {
-      method: 'POST',
-      key: owner.key,
-      body: { name: 'R', access: 'read' },
-    });
-    await api(`${P(project.id)}/roles/${readRole.json.id}/members`, {
-      method: 'POST',
-      key: owner.key,
-      body: reader.id,
-    });
-    const writer = await signUp('pm-rw');
-    await api(`${P(project.id)}/members`, { method: 'POST', key: owner.key, body: writer.id });
-
-    const who: Array<[string, string | undefined]> = [
-      ['anonymous', undefined],
-      ['stranger', stranger.key],
-      ['none', none.key],
-      ['read', reader.key],
-      ['readwrite', writer.key],
-    ];
-    const matrix: Record<string, number[]> = {};
-    for (const [name, key] of who) {
-      matrix[name] = [
-        (await api(P(project.id), { key })).status,
-        (await api(P(project.id), { key, method: 'PUT', body: { description: 'x' } })).status,
-        (await api(P(project.id), { key, method: 'DELETE' })).status,
-      ];
-    }
+    const { admin: _owner, ...callers } = await accessLadder(owner, project.id);
+    const matrix = await accessMatrix(callers, async (key) => [
+      (await api(P(project.id), { key })).status,
+      (await api(P(project.id), { key, method: 'PUT', body: { description: 'x' } })).status,
+      (await api(P(project.id), { key, method: 'DELETE' })).status,
+    ]);
     expect(matrix).toEqual({
       anonymous: [401, 401, 401],
       stranger: [404, 404, 404],

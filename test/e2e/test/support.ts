@@ -51,3 +51,49 @@ export function childNames(xml: string, element: string): string[] {
 }
 
 export const sorted = (names: string[]): string[] => [...names].sort();
+
+/** The callers of an access matrix: no key, a non-member, and one member per access level. */
+export type Caller = 'anonymous' | 'stranger' | 'none' | 'read' | 'readwrite' | 'admin';
+export type Callers = Record<Caller, string | undefined>;
+
+/**
+ * Makes one user per access level on the owner's project: `none` is a member without a role, `read` is in a
+ * new read-only role, `readwrite` is in the default Members role; `admin` is the owner.
+ */
+export async function accessLadder(owner: SignedUp, projectId: number): Promise<Callers> {
+  const P = `/api/v1/projects/${projectId}`;
+  const [stranger, none, reader, writer] = await Promise.all(
+    ['stranger', 'none', 'read', 'readwrite'].map((level) => signUp(`ladder-${level}`)),
+  );
+  const as = { key: owner.key };
+  await api(`${P}/members`, { ...as, method: 'POST', body: none!.id });
+  const members = await api(`${P}/roles?where=name:Members`, as);
+  await api(`${P}/roles/${members.json.items[0].id}/members/${none!.id}`, { ...as, method: 'DELETE' });
+  const readRole = await api(`${P}/roles`, {
+    ...as,
+    method: 'POST',
+    body: { name: 'Readers', access: 'read' },
+  });
+  await api(`${P}/roles/${readRole.json.id}/members`, { ...as, method: 'POST', body: reader!.id });
+  await api(`${P}/members`, { ...as, method: 'POST', body: writer!.id });
+  return {
+    anonymous: undefined,
+    stranger: stranger!.key,
+    none: none!.key,
+    read: reader!.key,
+    readwrite: writer!.key,
+    admin: owner.key,
+  };
+}
+
+/** The statuses `probe` gets for each caller, in the callers' order (callers one after another). */
+export async function accessMatrix(
+  callers: Partial<Callers>,
+  probe: (key: string | undefined) => Promise<number[]>,
+): Promise<Partial<Record<Caller, number[]>>> {
+  const matrix: Partial<Record<Caller, number[]>> = {};
+  for (const [caller, key] of Object.entries(callers) as Array<[Caller, string | undefined]>) {
+    matrix[caller] = await probe(key);
+  }
+  return matrix;
+}
