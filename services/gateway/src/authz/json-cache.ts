@@ -39,15 +39,26 @@ export class JsonCache {
     }
   }
 
-  /** Deletes every key matching a glob pattern (used on writes that change access). */
-  async deleteMatching(pattern: string): Promise<void> {
+  /** One field of a hash (a group of entries that is invalidated together). */
+  async getField<T>(key: string, field: string): Promise<T | undefined> {
     try {
-      const stream = this.redis.scanStream({ match: pattern, count: 200 });
-      for await (const keys of stream as AsyncIterable<string[]>) {
-        if (keys.length) await this.redis.del(...keys);
-      }
+      const raw = await this.redis.hget(key, field);
+      return raw === null ? undefined : (JSON.parse(raw) as T);
     } catch (err) {
-      this.logger.warn({ err: errorSummary(err) }, 'cache invalidation failed');
+      this.logger.warn({ err: errorSummary(err) }, 'cache read failed; asking the source');
+      return undefined;
+    }
+  }
+
+  /**
+   * Sets one field; the hash expires `ttlSeconds` after its FIRST field was written (EXPIRE NX), so no entry
+   * is ever older than the TTL, and deleting the hash drops the whole group at once.
+   */
+  async setField(key: string, field: string, value: unknown, ttlSeconds: number): Promise<void> {
+    try {
+      await this.redis.multi().hset(key, field, JSON.stringify(value)).expire(key, ttlSeconds, 'NX').exec();
+    } catch (err) {
+      this.logger.warn({ err: errorSummary(err) }, 'cache write failed');
     }
   }
 }

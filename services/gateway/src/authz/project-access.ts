@@ -4,8 +4,9 @@ import type { JsonCache } from './json-cache';
 
 /**
  * The caller's access on a project, from `membership.GetProjectAccess` (NOT_FOUND when unknown or not a
- * member), cached briefly in Redis as `gateway:access:<project>:<user>`. Writes that change access call
- * `forgetProject`.
+ * member), cached briefly in Redis: one hash per project (`gateway:access:<project>`, a field per user), so
+ * writes that change access drop every decision about the project with one DEL (`forgetProject`) instead of
+ * scanning the keyspace.
  */
 export class ProjectAccessResolver {
   constructor(
@@ -15,18 +16,18 @@ export class ProjectAccessResolver {
   ) {}
 
   async resolve(projectId: number, userId: number): Promise<ProjectAccess> {
-    const key = cacheKey(projectId, userId);
-    const cached = await this.cache.get<ProjectAccess>(key);
+    const key = cacheKey(projectId);
+    const cached = await this.cache.getField<ProjectAccess>(key, String(userId));
     if (cached) return cached;
     const access = projectAccessFrom(await this.membership.getProjectAccess(projectId), projectId);
-    await this.cache.set(key, access, this.ttlSeconds);
+    await this.cache.setField(key, String(userId), access, this.ttlSeconds);
     return access;
   }
 
   /** After role, member or owner changes: every cached decision about the project goes. */
   async forgetProject(projectId: number): Promise<void> {
-    await this.cache.deleteMatching(`gateway:access:${projectId}:*`);
+    await this.cache.delete(cacheKey(projectId));
   }
 }
 
-const cacheKey = (projectId: number, userId: number) => `gateway:access:${projectId}:${userId}`;
+const cacheKey = (projectId: number) => `gateway:access:${projectId}`;
