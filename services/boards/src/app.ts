@@ -16,6 +16,19 @@ import { makeDeletePhase } from './application/delete-phase';
 import { makeReorderPhases } from './application/reorder-phases';
 import { makeListPhaseStories } from './application/list-phase-stories';
 import { makeReorderPhaseStories } from './application/reorder-phase-stories';
+import { makeListTasks } from './application/list-tasks';
+import { makeGetTask } from './application/get-task';
+import { makeCreateTask } from './application/create-task';
+import { makeUpdateTask } from './application/update-task';
+import { makeDeleteTask } from './application/delete-task';
+import { makeReorderTasks } from './application/reorder-tasks';
+import { makeBatchGetStoryTasks } from './application/batch-get-story-tasks';
+import { makeListComments } from './application/list-comments';
+import { makeGetComment } from './application/get-comment';
+import { makeCreateComment } from './application/create-comment';
+import { makeUpdateComment } from './application/update-comment';
+import { makeDeleteComment } from './application/delete-comment';
+import { makeBatchGetStoryComments } from './application/batch-get-story-comments';
 import type { BoardsConfig } from './config';
 import { createBoardsStore } from './db/boards-store';
 import { boardsHandlers } from './grpc/boards.handlers';
@@ -56,6 +69,19 @@ export function createApp(
     reorderPhases: makeReorderPhases(store),
     listPhaseStories: makeListPhaseStories(store),
     reorderPhaseStories: makeReorderPhaseStories(store),
+    listTasks: makeListTasks(store),
+    getTask: makeGetTask(store),
+    createTask: makeCreateTask(store),
+    updateTask: makeUpdateTask(store),
+    deleteTask: makeDeleteTask(store),
+    reorderTasks: makeReorderTasks(store),
+    batchGetStoryTasks: makeBatchGetStoryTasks(store),
+    listComments: makeListComments(store),
+    getComment: makeGetComment(store),
+    createComment: makeCreateComment(store),
+    updateComment: makeUpdateComment(store),
+    deleteComment: makeDeleteComment(store),
+    batchGetStoryComments: makeBatchGetStoryComments(store),
   });
   const proto = loadBoardsProto();
   const server = createGrpcServer({

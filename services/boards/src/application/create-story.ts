@@ -2,6 +2,7 @@ import { DomainError } from '@flowboard/service-kit';
 import { optionalId, requirePositiveId } from '../domain/ids';
 import { statusForPhasePosition, stepTypeForStatus } from '../domain/phases';
 import { parseNewStory, type NewStoryInput } from '../domain/story';
+import { applyTaskStatus, parseTaskStatus, parseTaskText } from '../domain/tasks';
 import type { BoardsStore, StoryRecord } from './ports';
 
 export interface CreateStoryCommand extends NewStoryInput {
@@ -12,6 +13,8 @@ export interface CreateStoryCommand extends NewStoryInput {
   ownerId: number;
   /** The caller (from call metadata). */
   creatorId: number;
+  /** Tasks created with the story, in order (complete ones are finished by the creator). */
+  tasks?: ReadonlyArray<{ text: string; status: string }>;
 }
 
 export type CreateStory = (command: CreateStoryCommand) => Promise<StoryRecord>;
@@ -31,6 +34,16 @@ export function makeCreateStory(store: BoardsStore): CreateStory {
     const creatorId = requirePositiveId('creator', command.creatorId);
     const phaseRef = command.phaseId === 0 ? 'backlog' : requirePhaseId(command.phaseId);
     const fields = parseNewStory(command);
+    const now = new Date();
+    const tasks = (command.tasks ?? []).map((t) => ({
+      text: parseTaskText(t.text),
+      ...applyTaskStatus(
+        { status: 'incomplete', finishedAt: null, finishedBy: null },
+        parseTaskStatus(t.status),
+        creatorId,
+        now,
+      ),
+    }));
 
     return store.transaction(async (tx) => {
       const id = await tx.boards.allocateStoryId(projectId);
@@ -68,6 +81,7 @@ export function makeCreateStory(store: BoardsStore): CreateStory {
         type: stepTypeForStatus(status),
         at: story.createdAt,
       });
+      for (const task of tasks) await tx.tasks.append(projectId, id, task);
       return story;
     });
   };

@@ -1,6 +1,7 @@
 import type { StoryColor } from '../domain/color';
 import type { FilterNode } from '../domain/filter';
 import type { PhaseTemplate, StepType, StoryStatus } from '../domain/phases';
+import type { TaskStatus } from '../domain/tasks';
 
 /** Ports the use cases depend on; src/db implements them over PostgreSQL, unit tests with fakes. */
 
@@ -168,11 +169,92 @@ export interface StoryHistoryRepository {
   changeStep(entry: { projectId: number; storyId: number; type: StepType }): Promise<void>;
 }
 
+export interface TaskRecord {
+  id: number;
+  projectId: number;
+  storyId: number;
+  text: string;
+  status: TaskStatus;
+  position: number;
+  createdAt: Date;
+  finishedAt: Date | null;
+  finishedBy: number | null;
+}
+
+/** What a task write stores (validated; status and finish fields consistent). */
+export interface TaskWrite {
+  text: string;
+  status: TaskStatus;
+  finishedAt: Date | null;
+  finishedBy: number | null;
+}
+
+export interface TaskRepository {
+  /**
+   * Locks the story row (FOR NO KEY UPDATE) until the transaction ends, so task writes of one story queue up
+   * (appends and reorders number positions); false when there is no such story.
+   */
+  lockStory(projectId: number, storyId: number): Promise<boolean>;
+  /** A page by position and the story's task count. */
+  list(
+    projectId: number,
+    storyId: number,
+    offset: number,
+    limit: number,
+  ): Promise<{ tasks: TaskRecord[]; total: number }>;
+  /** Every task of these stories, by story then position. */
+  listForStories(projectId: number, storyIds: readonly number[]): Promise<TaskRecord[]>;
+  find(projectId: number, storyId: number, taskId: number): Promise<TaskRecord | undefined>;
+  /** Appends after the story's last task. Call under the story lock. */
+  append(projectId: number, storyId: number, write: TaskWrite): Promise<TaskRecord>;
+  update(projectId: number, storyId: number, taskId: number, write: TaskWrite): Promise<TaskRecord>;
+  /** False when there was no such task. */
+  delete(projectId: number, storyId: number, taskId: number): Promise<boolean>;
+  /** The story's task ids by position. */
+  ids(projectId: number, storyId: number): Promise<number[]>;
+  /** Renumbers the story's tasks 1..n in the order of `taskIds` (exactly the story's tasks, validated). */
+  reorder(projectId: number, storyId: number, taskIds: readonly number[]): Promise<void>;
+}
+
+export interface CommentRecord {
+  id: number;
+  projectId: number;
+  storyId: number;
+  authorId: number;
+  text: string;
+  createdAt: Date;
+}
+
+export interface CommentRepository {
+  /** A page by create time then id, and the story's comment count. */
+  list(
+    projectId: number,
+    storyId: number,
+    offset: number,
+    limit: number,
+  ): Promise<{ comments: CommentRecord[]; total: number }>;
+  /** Every comment of these stories, by story, create time, id. */
+  listForStories(projectId: number, storyIds: readonly number[]): Promise<CommentRecord[]>;
+  find(projectId: number, storyId: number, commentId: number): Promise<CommentRecord | undefined>;
+  /** The comment locked for update. */
+  findForUpdate(projectId: number, storyId: number, commentId: number): Promise<CommentRecord | undefined>;
+  insert(comment: {
+    projectId: number;
+    storyId: number;
+    authorId: number;
+    text: string;
+  }): Promise<CommentRecord>;
+  updateText(projectId: number, storyId: number, commentId: number, text: string): Promise<CommentRecord>;
+  delete(projectId: number, storyId: number, commentId: number): Promise<boolean>;
+}
+
 export interface BoardsRepositories {
   boards: BoardRepository;
   phases: PhaseRepository;
   stories: StoryRepository;
   history: StoryHistoryRepository;
+  tasks: TaskRepository;
+  comments: CommentRepository;
 }
 
 /** The repositories bound to the pool for reads, plus `transaction` to run several writes atomically. */

@@ -11,7 +11,20 @@ import { makeDeletePhase } from './delete-phase';
 import { makeReorderPhases } from './reorder-phases';
 import { makeUpdatePhase } from './update-phase';
 import { makeUpdateStories } from './update-stories';
-import type { BoardsRepositories, BoardsStore, PhaseRecord, StoryRecord } from './ports';
+import { makeCreateTask } from './create-task';
+import { makeUpdateTask } from './update-task';
+import { makeReorderTasks } from './reorder-tasks';
+import { makeCreateComment } from './create-comment';
+import { makeUpdateComment } from './update-comment';
+import { makeDeleteComment } from './delete-comment';
+import type {
+  BoardsRepositories,
+  BoardsStore,
+  CommentRecord,
+  PhaseRecord,
+  StoryRecord,
+  TaskRecord,
+} from './ports';
 
 /** An in-memory BoardsStore: enough behaviour to test the use cases' orchestration without I/O. */
 function fakeStore() {
@@ -21,6 +34,13 @@ function fakeStore() {
   const milestones: Array<{ projectId: number; storyId: number; phaseId: number }> = [];
   const steps: Array<{ projectId: number; storyId: number; type: string }> = [];
   let nextPhaseId = 100;
+  const tasks: TaskRecord[] = [];
+  const comments: CommentRecord[] = [];
+  let nextChildId = 500;
+  const storyExists = (projectId: number, storyId: number) =>
+    stories.some((s) => s.projectId === projectId && s.id === storyId);
+  const ofStory = <T extends { projectId: number; storyId: number }>(all: T[], p: number, s: number) =>
+    all.filter((x) => x.projectId === p && x.storyId === s);
   const now = new Date('2024-05-01T10:00:00.123Z');
 
   const repos: BoardsRepositories = {
@@ -159,10 +179,76 @@ function fakeStore() {
         steps.push({ projectId, storyId, type });
       },
     },
+    tasks: {
+      lockStory: async (projectId, storyId) => storyExists(projectId, storyId),
+      async list(projectId, storyId, offset, limit) {
+        const all = ofStory(tasks, projectId, storyId).sort((a, b) => a.position - b.position);
+        return { tasks: all.slice(offset, offset + limit), total: all.length };
+      },
+      listForStories: async (projectId, storyIds) =>
+        tasks.filter((t) => t.projectId === projectId && storyIds.includes(t.storyId)),
+      find: async (projectId, storyId, taskId) =>
+        ofStory(tasks, projectId, storyId).find((t) => t.id === taskId),
+      async append(projectId, storyId, write) {
+        const position = Math.max(0, ...ofStory(tasks, projectId, storyId).map((t) => t.position)) + 1;
+        const task = { id: ++nextChildId, projectId, storyId, position, createdAt: now, ...write };
+        tasks.push(task);
+        return task;
+      },
+      async update(projectId, storyId, taskId, write) {
+        const task = ofStory(tasks, projectId, storyId).find((t) => t.id === taskId)!;
+        return Object.assign(task, write);
+      },
+      async delete(projectId, storyId, taskId) {
+        const i = tasks.findIndex(
+          (t) => t.projectId === projectId && t.storyId === storyId && t.id === taskId,
+        );
+        if (i >= 0) tasks.splice(i, 1);
+        return i >= 0;
+      },
+      ids: async (projectId, storyId) =>
+        ofStory(tasks, projectId, storyId)
+          .sort((a, b) => a.position - b.position)
+          .map((t) => t.id),
+      async reorder(projectId, storyId, taskIds) {
+        taskIds.forEach(
+          (id, i) => (ofStory(tasks, projectId, storyId).find((t) => t.id === id)!.position = i + 1),
+        );
+      },
+    },
+    comments: {
+      async list(projectId, storyId, offset, limit) {
+        const all = ofStory(comments, projectId, storyId);
+        return { comments: all.slice(offset, offset + limit), total: all.length };
+      },
+      listForStories: async (projectId, storyIds) =>
+        comments.filter((c) => c.projectId === projectId && storyIds.includes(c.storyId)),
+      find: async (projectId, storyId, id) => ofStory(comments, projectId, storyId).find((c) => c.id === id),
+      findForUpdate: async (projectId, storyId, id) =>
+        ofStory(comments, projectId, storyId).find((c) => c.id === id),
+      async insert(comment) {
+        const record = { id: ++nextChildId, createdAt: now, ...comment };
+        comments.push(record);
+        return record;
+      },
+      async updateText(projectId, storyId, id, text) {
+        return Object.assign(
+          ofStory(comments, projectId, storyId).find((c) => c.id === id)!,
+          { text },
+        );
+      },
+      async delete(projectId, storyId, id) {
+        const i = comments.findIndex(
+          (c) => c.projectId === projectId && c.storyId === storyId && c.id === id,
+        );
+        if (i >= 0) comments.splice(i, 1);
+        return i >= 0;
+      },
+    },
   };
   // No rollback in the fake: the use cases under test validate before they write.
   const store: BoardsStore = { ...repos, transaction: (work) => work(repos) };
-  return { store, boards, phases, stories, milestones, steps };
+  return { store, boards, phases, stories, milestones, steps, tasks, comments };
 }
 
 const command = (over: Partial<CreateStoryCommand> = {}): CreateStoryCommand => ({
@@ -440,5 +526,124 @@ describe('UpdateStories', () => {
       expect(err.kind).toBe('InvalidArgument');
       expect(err.problem).toBe('invalid-parameter');
     }
+  });
+});
+
+describe('Tasks', () => {
+  async function storyWithBoard() {
+    const fake = fakeStore();
+    await makeCreateBoard(fake.store)(1);
+    const story = await makeCreateStory(fake.store)(
+      command({
+        projectId: 1,
+        tasks: [
+          { text: 'a', status: '' },
+          { text: 'b', status: 'complete' },
+        ],
+      }),
+    );
+    return { ...fake, story };
+  }
+
+  it('creates a story with its tasks in order; a complete one is finished by the creator', async () => {
+    const { tasks, story } = await storyWithBoard();
+    expect(tasks.map((t) => [t.text, t.status, t.position, t.finishedBy])).toEqual([
+      ['a', 'incomplete', 1, null],
+      ['b', 'complete', 2, story.creatorId],
+    ]);
+    expect(tasks[1]!.finishedAt).toBeInstanceOf(Date);
+  });
+
+  it('completing sets the finisher to the caller; reopening clears it', async () => {
+    const { store, story } = await storyWithBoard();
+    const task = await makeCreateTask(store)({
+      projectId: 1,
+      storyId: story.id,
+      text: 'c',
+      status: '',
+      callerId: 9,
+    });
+    expect(task.position).toBe(3);
+    const update = makeUpdateTask(store);
+    const done = await update({
+      projectId: 1,
+      storyId: story.id,
+      taskId: task.id,
+      status: 'complete',
+      callerId: 9,
+    });
+    expect([done.status, done.finishedBy, done.finishedAt instanceof Date]).toEqual(['complete', 9, true]);
+    const open = await update({
+      projectId: 1,
+      storyId: story.id,
+      taskId: task.id,
+      status: 'incomplete',
+      callerId: 8,
+    });
+    expect([open.status, open.finishedBy, open.finishedAt]).toEqual(['incomplete', null, null]);
+    const renamed = await update({
+      projectId: 1,
+      storyId: story.id,
+      taskId: task.id,
+      text: 'd',
+      callerId: 8,
+    });
+    expect([renamed.text, renamed.status]).toEqual(['d', 'incomplete']);
+  });
+
+  it('a task of a missing story or a missing task is NotFound', async () => {
+    const { store, story } = await storyWithBoard();
+    const update = makeUpdateTask(store);
+    expect((await rejection(update({ projectId: 1, storyId: 99, taskId: 1, callerId: 9 }))).kind).toBe(
+      'NotFound',
+    );
+    expect(
+      (await rejection(update({ projectId: 1, storyId: story.id, taskId: 4242, callerId: 9 }))).kind,
+    ).toBe('NotFound');
+  });
+
+  it('a reorder must list every task exactly once', async () => {
+    const { store, story, tasks } = await storyWithBoard();
+    const reorder = makeReorderTasks(store);
+    const [a, b] = tasks.map((t) => t.id) as [number, number];
+    const ok = await reorder({ projectId: 1, storyId: story.id, taskIds: [b, a], page: 1, pageSize: 100 });
+    expect(ok.tasks.map((t) => t.id)).toEqual([b, a]);
+    const bad = await rejection(
+      reorder({ projectId: 1, storyId: story.id, taskIds: [b], page: 1, pageSize: 100 }),
+    );
+    expect(bad.kind).toBe('InvalidArgument');
+  });
+});
+
+describe('Comments', () => {
+  async function withComment() {
+    const fake = fakeStore();
+    await makeCreateBoard(fake.store)(1);
+    const story = await makeCreateStory(fake.store)(command({ projectId: 1 }));
+    const comment = await makeCreateComment(fake.store)({
+      projectId: 1,
+      storyId: story.id,
+      text: 'hi',
+      callerId: 5,
+    });
+    return { ...fake, story, comment };
+  }
+
+  it('only the author may edit', async () => {
+    const { store, story, comment } = await withComment();
+    const update = makeUpdateComment(store);
+    const key = { projectId: 1, storyId: story.id, commentId: comment.id };
+    expect((await rejection(update({ ...key, text: 'x', callerId: 6 }))).kind).toBe('PermissionDenied');
+    expect((await update({ ...key, text: 'edited', callerId: 5 })).text).toBe('edited');
+  });
+
+  it('the author or an admin may delete; others are refused', async () => {
+    const { store, story, comment, comments } = await withComment();
+    const remove = makeDeleteComment(store);
+    const key = { projectId: 1, storyId: story.id, commentId: comment.id };
+    expect((await rejection(remove({ ...key, callerId: 6, isAdmin: false }))).kind).toBe('PermissionDenied');
+    await remove({ ...key, callerId: 6, isAdmin: true });
+    expect(comments).toHaveLength(0);
+    expect((await rejection(remove({ ...key, callerId: 5, isAdmin: false }))).kind).toBe('NotFound');
   });
 });

@@ -1,15 +1,19 @@
 import { withTransaction, type Pool, type Queryable } from '@flowboard/pg-kit';
 import type { BoardsRepositories, BoardsStore } from '../application/ports';
 import { boardRepository } from './board-repository';
+import { commentRepository } from './comment-repository';
 import { phaseRepository } from './phase-repository';
 import { storyHistoryRepository } from './story-history-repository';
 import { storyRepository } from './story-repository';
+import { taskRepository } from './task-repository';
 
 const repositories = (db: Queryable): BoardsRepositories => ({
   boards: boardRepository(db),
   phases: phaseRepository(db),
   stories: storyRepository(db),
   history: storyHistoryRepository(db),
+  tasks: taskRepository(db),
+  comments: commentRepository(db),
 });
 
 /** The PostgreSQL BoardsStore: repositories on the pool, and the same repositories on one transaction's client. */

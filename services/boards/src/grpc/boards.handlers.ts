@@ -15,7 +15,20 @@ import type { ReorderPhaseStories } from '../application/reorder-phase-stories';
 import type { ReorderPhases } from '../application/reorder-phases';
 import type { UpdatePhase } from '../application/update-phase';
 import type { UpdateStories } from '../application/update-stories';
-import { toPhaseMessage, toStoryMessage } from './mappers';
+import type { ListTasks } from '../application/list-tasks';
+import type { GetTask } from '../application/get-task';
+import type { CreateTask } from '../application/create-task';
+import type { UpdateTask } from '../application/update-task';
+import type { DeleteTask } from '../application/delete-task';
+import type { ReorderTasks } from '../application/reorder-tasks';
+import type { BatchGetStoryTasks } from '../application/batch-get-story-tasks';
+import type { ListComments } from '../application/list-comments';
+import type { GetComment } from '../application/get-comment';
+import type { CreateComment } from '../application/create-comment';
+import type { UpdateComment } from '../application/update-comment';
+import type { DeleteComment } from '../application/delete-comment';
+import type { BatchGetStoryComments } from '../application/batch-get-story-comments';
+import { toCommentMessage, toPhaseMessage, toStoryMessage, toTaskMessage } from './mappers';
 
 export interface BoardsUseCases {
   createBoard: CreateBoard;
@@ -33,6 +46,19 @@ export interface BoardsUseCases {
   reorderPhases: ReorderPhases;
   listPhaseStories: ListPhaseStories;
   reorderPhaseStories: ReorderPhaseStories;
+  listTasks: ListTasks;
+  getTask: GetTask;
+  createTask: CreateTask;
+  updateTask: UpdateTask;
+  deleteTask: DeleteTask;
+  reorderTasks: ReorderTasks;
+  batchGetStoryTasks: BatchGetStoryTasks;
+  listComments: ListComments;
+  getComment: GetComment;
+  createComment: CreateComment;
+  updateComment: UpdateComment;
+  deleteComment: DeleteComment;
+  batchGetStoryComments: BatchGetStoryComments;
 }
 
 /** The request's fields named in `update_mask`, as an UpdateStoryCommand (unknown names are ignored). */
@@ -90,6 +116,7 @@ export function boardsHandlers(logger: Logger, useCases: BoardsUseCases): boards
           ownerId: request.owner_id,
           deadline: request.deadline,
           creatorId: requireUser(ctx),
+          tasks: request.tasks.map((t) => ({ text: t.text, status: t.status })),
         });
         return { story: toStoryMessage(story) };
       },
@@ -228,6 +255,175 @@ export function boardsHandlers(logger: Logger, useCases: BoardsUseCases): boards
           request.story_ids,
         );
         return { phase: toPhaseMessage(phase), stories: stories.map(toStoryMessage) };
+      },
+    ),
+    ListTasks: unary(
+      logger,
+      async (request: boards.ListTasksRequest__Output): Promise<boards.ListTasksResponse> => {
+        const { tasks, total } = await useCases.listTasks({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          where: request.where,
+          page: request.page,
+          pageSize: request.page_size,
+        });
+        return { tasks: tasks.map(toTaskMessage), total_items: total };
+      },
+    ),
+
+    GetTask: unary(
+      logger,
+      async (request: boards.GetTaskRequest__Output): Promise<boards.GetTaskResponse> => ({
+        task: toTaskMessage(await useCases.getTask(request.project_id, request.story_id, request.task_id)),
+      }),
+    ),
+
+    CreateTask: unary(
+      logger,
+      async (request: boards.CreateTaskRequest__Output, ctx): Promise<boards.CreateTaskResponse> => ({
+        task: toTaskMessage(
+          await useCases.createTask({
+            projectId: request.project_id,
+            storyId: request.story_id,
+            text: request.text,
+            status: request.status,
+            callerId: requireUser(ctx),
+          }),
+        ),
+      }),
+    ),
+
+    UpdateTask: unary(
+      logger,
+      async (request: boards.UpdateTaskRequest__Output, ctx): Promise<boards.UpdateTaskResponse> => {
+        const mask = new Set(request.update_mask);
+        const task = await useCases.updateTask({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          taskId: request.task_id,
+          text: mask.has('text') ? request.text : undefined,
+          status: mask.has('status') ? request.status : undefined,
+          callerId: requireUser(ctx),
+        });
+        return { task: toTaskMessage(task) };
+      },
+    ),
+
+    DeleteTask: unary(
+      logger,
+      async (request: boards.DeleteTaskRequest__Output): Promise<boards.DeleteTaskResponse> => {
+        await useCases.deleteTask(request.project_id, request.story_id, request.task_id);
+        return {};
+      },
+    ),
+
+    ReorderTasks: unary(
+      logger,
+      async (request: boards.ReorderTasksRequest__Output): Promise<boards.ReorderTasksResponse> => {
+        const { tasks, total } = await useCases.reorderTasks({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          taskIds: request.task_ids,
+          page: request.page,
+          pageSize: request.page_size,
+        });
+        return { tasks: tasks.map(toTaskMessage), total_items: total };
+      },
+    ),
+
+    BatchGetStoryTasks: unary(
+      logger,
+      async (
+        request: boards.BatchGetStoryTasksRequest__Output,
+      ): Promise<boards.BatchGetStoryTasksResponse> => {
+        const byStory = await useCases.batchGetStoryTasks(request.project_id, request.story_ids);
+        return {
+          stories: [...byStory].map(([storyId, tasks]) => ({
+            story_id: storyId,
+            tasks: tasks.map(toTaskMessage),
+          })),
+        };
+      },
+    ),
+
+    ListComments: unary(
+      logger,
+      async (request: boards.ListCommentsRequest__Output): Promise<boards.ListCommentsResponse> => {
+        const { comments, total } = await useCases.listComments({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          where: request.where,
+          page: request.page,
+          pageSize: request.page_size,
+        });
+        return { comments: comments.map(toCommentMessage), total_items: total };
+      },
+    ),
+
+    GetComment: unary(
+      logger,
+      async (request: boards.GetCommentRequest__Output): Promise<boards.GetCommentResponse> => ({
+        comment: toCommentMessage(
+          await useCases.getComment(request.project_id, request.story_id, request.comment_id),
+        ),
+      }),
+    ),
+
+    CreateComment: unary(
+      logger,
+      async (request: boards.CreateCommentRequest__Output, ctx): Promise<boards.CreateCommentResponse> => ({
+        comment: toCommentMessage(
+          await useCases.createComment({
+            projectId: request.project_id,
+            storyId: request.story_id,
+            text: request.text,
+            callerId: requireUser(ctx),
+          }),
+        ),
+      }),
+    ),
+
+    UpdateComment: unary(
+      logger,
+      async (request: boards.UpdateCommentRequest__Output, ctx): Promise<boards.UpdateCommentResponse> => ({
+        comment: toCommentMessage(
+          await useCases.updateComment({
+            projectId: request.project_id,
+            storyId: request.story_id,
+            commentId: request.comment_id,
+            text: request.update_mask.includes('text') ? request.text : undefined,
+            callerId: requireUser(ctx),
+          }),
+        ),
+      }),
+    ),
+
+    DeleteComment: unary(
+      logger,
+      async (request: boards.DeleteCommentRequest__Output, ctx): Promise<boards.DeleteCommentResponse> => {
+        await useCases.deleteComment({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          commentId: request.comment_id,
+          callerId: requireUser(ctx),
+          isAdmin: request.is_admin,
+        });
+        return {};
+      },
+    ),
+
+    BatchGetStoryComments: unary(
+      logger,
+      async (
+        request: boards.BatchGetStoryCommentsRequest__Output,
+      ): Promise<boards.BatchGetStoryCommentsResponse> => {
+        const byStory = await useCases.batchGetStoryComments(request.project_id, request.story_ids);
+        return {
+          stories: [...byStory].map(([storyId, comments]) => ({
+            story_id: storyId,
+            comments: comments.map(toCommentMessage),
+          })),
+        };
       },
     ),
   };

@@ -1,5 +1,5 @@
 import type { boards } from '@flowboard/proto';
-import type { PhaseRecord, StoryRecord } from '../application/ports';
+import type { CommentRecord, PhaseRecord, StoryRecord, TaskRecord } from '../application/ports';
 import { formatOptionalTimestamp, formatTimestamp } from '../domain/timestamp';
 
 /** Records → gRPC messages. Unset optional values become the proto3 defaults the contract documents. */
@@ -27,4 +27,20 @@ export const toStoryMessage = (story: StoryRecord): boards.Story => ({
   creator_id: story.creatorId,
   owner_id: story.ownerId ?? 0,
   create_time: formatTimestamp(story.createdAt),
+});
+
+export const toTaskMessage = (task: TaskRecord): boards.Task => ({
+  id: task.id,
+  text: task.text,
+  status: task.status,
+  create_time: formatTimestamp(task.createdAt),
+  finish_time: formatOptionalTimestamp(task.finishedAt),
+  finished_by: task.finishedBy ?? 0,
+});
+
+export const toCommentMessage = (comment: CommentRecord): boards.Comment => ({
+  id: comment.id,
+  text: comment.text,
+  create_time: formatTimestamp(comment.createdAt),
+  author_id: comment.authorId,
 });

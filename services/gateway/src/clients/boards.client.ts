@@ -15,6 +15,12 @@ export function createBoardsClient(address: string, deadlineMs: number) {
       'ListStories',
       'GetPhase',
       'ListPhaseStories',
+      'ListTasks',
+      'GetTask',
+      'BatchGetStoryTasks',
+      'ListComments',
+      'GetComment',
+      'BatchGetStoryComments',
     ],
   });
   const options = { deadlineMs };
@@ -48,6 +54,34 @@ export function createBoardsClient(address: string, deadlineMs: number) {
         { project_id: projectId, phase_id: phaseId, story_ids: storyIds },
         options,
       ),
+    listTasks: (request: boards.ListTasksRequest) => unaryCall(client, 'ListTasks', request, options),
+    getTask: (projectId: number, storyId: number, taskId: number) =>
+      unaryCall(client, 'GetTask', { project_id: projectId, story_id: storyId, task_id: taskId }, options),
+    createTask: (request: boards.CreateTaskRequest) => unaryCall(client, 'CreateTask', request, options),
+    updateTask: (request: boards.UpdateTaskRequest) => unaryCall(client, 'UpdateTask', request, options),
+    deleteTask: (projectId: number, storyId: number, taskId: number) =>
+      unaryCall(client, 'DeleteTask', { project_id: projectId, story_id: storyId, task_id: taskId }, options),
+    reorderTasks: (request: boards.ReorderTasksRequest) =>
+      unaryCall(client, 'ReorderTasks', request, options),
+    batchGetStoryTasks: (projectId: number, storyIds: number[]) =>
+      unaryCall(client, 'BatchGetStoryTasks', { project_id: projectId, story_ids: storyIds }, options),
+    listComments: (request: boards.ListCommentsRequest) =>
+      unaryCall(client, 'ListComments', request, options),
+    getComment: (projectId: number, storyId: number, commentId: number) =>
+      unaryCall(
+        client,
+        'GetComment',
+        { project_id: projectId, story_id: storyId, comment_id: commentId },
+        options,
+      ),
+    createComment: (request: boards.CreateCommentRequest) =>
+      unaryCall(client, 'CreateComment', request, options),
+    updateComment: (request: boards.UpdateCommentRequest) =>
+      unaryCall(client, 'UpdateComment', request, options),
+    deleteComment: (request: boards.DeleteCommentRequest) =>
+      unaryCall(client, 'DeleteComment', request, options),
+    batchGetStoryComments: (projectId: number, storyIds: number[]) =>
+      unaryCall(client, 'BatchGetStoryComments', { project_id: projectId, story_ids: storyIds }, options),
     close: () => client.close(),
   };
 }

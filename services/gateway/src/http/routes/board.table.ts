@@ -2,13 +2,19 @@ import { route, type Route } from '../router';
 import type { RouteDeps } from './deps';
 import { phaseHandlers } from './phases.routes';
 import { storyHandlers } from './stories.routes';
+import { taskHandlers } from './tasks.routes';
+import { commentHandlers } from './comments.routes';
 import { P, S } from './paths';
 
 /** Stories, phases, tags, tasks and comments (boards' side of the API). */
 export function boardRoutes(deps: RouteDeps): Route[] {
   const stories = storyHandlers(deps);
   const phases = phaseHandlers(deps);
+  const tasks = taskHandlers(deps);
+  const comments = commentHandlers(deps);
   const PH = `${P}/phases/:phaseId`;
+  const T = `${S}/tasks/:taskId`;
+  const C = `${S}/comments/:commentId`;
   return [
     route('GET', `${P}/stories`, { access: 'Read' }, stories.list),
     route('POST', `${P}/stories`, { access: 'ReadWrite' }, stories.create),
@@ -24,5 +30,16 @@ export function boardRoutes(deps: RouteDeps): Route[] {
     route('DELETE', PH, { access: 'Admin' }, phases.remove),
     route('GET', `${PH}/stories`, { access: 'Read' }, phases.listStories),
     route('PUT', `${PH}/stories`, { access: 'ReadWrite' }, phases.reorderStories),
+    route('GET', `${S}/tasks`, { access: 'Read' }, tasks.list),
+    route('POST', `${S}/tasks`, { access: 'ReadWrite' }, tasks.create),
+    route('PUT', `${S}/tasks`, { access: 'ReadWrite' }, tasks.reorder),
+    route('GET', T, { access: 'Read' }, tasks.get),
+    route('PUT', T, { access: 'ReadWrite' }, tasks.update),
+    route('DELETE', T, { access: 'ReadWrite' }, tasks.remove),
+    route('GET', `${S}/comments`, { access: 'Read' }, comments.list),
+    route('POST', `${S}/comments`, { access: 'ReadWrite' }, comments.create),
+    route('GET', C, { access: 'Read' }, comments.get),
+    route('PUT', C, { access: 'ReadWrite' }, comments.update),
+    route('DELETE', C, { access: 'ReadWrite' }, comments.remove),
   ];
 }

@@ -67,7 +67,7 @@ export function phaseHandlers(deps: RouteDeps) {
       all.push(...stories);
       if (stories.length === 0 || n * STORIES_BATCH >= total_items) break;
     }
-    const dtos = await storyDtosFor(membership, call, all, new Set());
+    const dtos = await storyDtosFor(deps, call, all, new Set());
     const byPhase = new Map<number, Dto[]>();
     all.forEach((story, i) => {
       const id = story.phase?.id ?? 0;
@@ -105,7 +105,7 @@ export function phaseHandlers(deps: RouteDeps) {
     if (!phase) throw new DomainError('Internal', 'boards returned no phase');
     return resource('phase', {
       ...phaseDto(phase),
-      stories: await storyDtosFor(membership, call, stories, enrich),
+      stories: await storyDtosFor(deps, call, stories, enrich),
     });
   }
 

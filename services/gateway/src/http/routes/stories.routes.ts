@@ -4,6 +4,8 @@ import { resolveUsers } from '../../clients/user-resolver';
 import type { Dto } from '../../representation/dto';
 import { pageDto } from '../../representation/page';
 import { storyDto, storyUserIds } from '../../representation/story.dto';
+import { taskDto, taskUserIds } from '../../representation/task.dto';
+import { commentDto, commentUserIds } from '../../representation/comment.dto';
 import type { Fields } from '../body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';
@@ -11,8 +13,8 @@ import { invalidField, optionalReference, optionalString, requiredString, type R
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 
-// TODO(story-enrichments): tags, tasks, comments, milestones, steps, metrics arrive with their RPCs.
-export const STORY_ENRICHMENTS: EnrichmentVocabulary = { names: ['details'] };
+// TODO(story-enrichments): tags, milestones, steps, metrics arrive with their RPCs.
+export const STORY_ENRICHMENTS: EnrichmentVocabulary = { names: ['details', 'tasks', 'comments'] };
 
 /** A user reference (api-compat §1.4, §5.3): an id, a username, `{id}` or `{userName}`/`{username}`. */
 export type UserReference = { id: number } | { userName: string };
@@ -53,22 +55,43 @@ function toUserReference(value: unknown): UserReference | null | undefined {
 /** Filters naming users (owner:/creator:) need the members, so names can match (api-compat §4.2). */
 const NAMES_USERS = /\b(owner|creator)\s*:/i;
 
-/** Stories as API resources: creator and owner resolved in ONE batch, the project name from the access check. */
+/**
+ * Stories as API resources: creator, owner, task finishers and comment authors resolved in ONE batch, the
+ * project name from the access check. `with=tasks`/`with=comments` add one batched boards call each; the arrays
+ * are always present when requested (even empty).
+ */
 export async function storyDtosFor(
-  membership: RouteDeps['membership'],
+  deps: Pick<RouteDeps, 'membership' | 'boards'>,
   call: Call,
   stories: boards.Story__Output[],
   enrich: ReadonlySet<string>,
 ): Promise<Dto[]> {
-  const users = await resolveUsers(membership, storyUserIds(stories));
   const { projectId, projectName } = call.project;
-  return stories.map((story) =>
-    storyDto(story, {
+  const storyIds = stories.map((s) => s.id);
+  const wantTasks = enrich.has('tasks') && stories.length > 0;
+  const wantComments = enrich.has('comments') && stories.length > 0;
+  const [taskBatch, commentBatch] = await Promise.all([
+    wantTasks ? deps.boards.batchGetStoryTasks(projectId, storyIds) : undefined,
+    wantComments ? deps.boards.batchGetStoryComments(projectId, storyIds) : undefined,
+  ]);
+  const tasks = new Map((taskBatch?.stories ?? []).map((s) => [s.story_id, s.tasks]));
+  const comments = new Map((commentBatch?.stories ?? []).map((s) => [s.story_id, s.comments]));
+  const users = await resolveUsers(deps.membership, [
+    ...storyUserIds(stories),
+    ...[...tasks.values()].flatMap(taskUserIds),
+    ...[...comments.values()].flatMap(commentUserIds),
+  ]);
+  return stories.map((story) => ({
+    ...storyDto(story, {
       project: { id: projectId, name: projectName },
       users,
       details: enrich.has('details'),
     }),
-  );
+    tasks: enrich.has('tasks') ? (tasks.get(story.id) ?? []).map((t) => taskDto(t, users)) : undefined,
+    comments: enrich.has('comments')
+      ? (comments.get(story.id) ?? []).map((c) => commentDto(c, users))
+      : undefined,
+  }));
 }
 
 /** The members as filter aliases, when the filter names users (owner:/creator:); else none are needed. */
@@ -91,7 +114,7 @@ export function storyHandlers(deps: RouteDeps) {
   const { membership, boards } = deps;
 
   const storyDtos = (call: Call, stories: boards.Story__Output[], enrich: ReadonlySet<string>) =>
-    storyDtosFor(membership, call, stories, enrich);
+    storyDtosFor(deps, call, stories, enrich);
 
   async function storyReply(call: Call, story: boards.Story__Output | null, enrich: ReadonlySet<string>) {
     if (!story) throw new DomainError('Internal', 'boards returned no story');
@@ -167,7 +190,7 @@ export function storyHandlers(deps: RouteDeps) {
   }
 
   return {
-    // TODO(story-tags-tasks): `tags` and `tasks` on create arrive with their RPCs.
+    // TODO(story-tags): `tags` on create arrives with its RPCs.
     async create(call: Call): Promise<Reply> {
       const { projectId } = call.project;
       const fields = (await call.body()).object();
@@ -184,6 +207,7 @@ export function storyHandlers(deps: RouteDeps) {
         phase_id: await phaseIdFor(projectId, optionalReference(fields, 'phase', { byName: true })),
         owner_id: owner ? await ownerIdFor(projectId, owner) : 0,
         deadline: optionalString(fields, 'deadline') ?? '',
+        tasks: newTasks(fields),
       });
       return storyReply(call, story, enrich);
     },
@@ -257,4 +281,18 @@ export function storyHandlers(deps: RouteDeps) {
       return empty();
     },
   };
+}
+
+/** `tasks` on a story create (api-compat §5.3): `[{text, status?}]`; null or absent means none. */
+function newTasks(fields: Fields): boards.NewTask[] {
+  const value = fields.tasks;
+  if (value === undefined || value === null || value === '') return [];
+  if (!Array.isArray(value)) throw invalidField("Field 'tasks' must be an array of task objects.");
+  return value.map((item) => {
+    if (typeof item === 'string') return { text: item, status: '' };
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      throw invalidField("Each item of 'tasks' must be an object with 'text'.");
+    const task = item as Fields;
+    return { text: optionalString(task, 'text') ?? '', status: optionalString(task, 'status') ?? '' };
+  });
 }

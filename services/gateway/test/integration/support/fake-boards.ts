@@ -21,6 +21,9 @@ export class FakeBoards {
   readonly calls = new Calls();
   readonly phases = new Map<number, boards.Phase__Output[]>();
   readonly stories = new Map<string, boards.Story__Output>();
+  /** Tasks and comments by `project:story`, in list order. */
+  readonly tasks = new Map<string, boards.Task__Output[]>();
+  readonly comments = new Map<string, boards.Comment__Output[]>();
   private nextId: number;
 
   constructor(idBase: number) {
@@ -46,6 +49,36 @@ export class FakeBoards {
     const phase = this.board(projectId).find((p) => p.id === phaseId);
     if (!phase) throw new DomainError('NotFound', 'Phase not found.');
     return phase;
+  }
+
+  private story(projectId: number, storyId: number): string {
+    const key = `${projectId}:${storyId}`;
+    if (!this.stories.has(key)) throw new DomainError('NotFound', 'Story not found.');
+    return key;
+  }
+
+  private tasksOf(projectId: number, storyId: number): boards.Task__Output[] {
+    const key = this.story(projectId, storyId);
+    if (!this.tasks.has(key)) this.tasks.set(key, []);
+    return this.tasks.get(key)!;
+  }
+
+  private commentsOf(projectId: number, storyId: number): boards.Comment__Output[] {
+    const key = this.story(projectId, storyId);
+    if (!this.comments.has(key)) this.comments.set(key, []);
+    return this.comments.get(key)!;
+  }
+
+  private task(req: { project_id: number; story_id: number; task_id: number }): boards.Task__Output {
+    const task = this.tasksOf(req.project_id, req.story_id).find((t) => t.id === req.task_id);
+    if (!task) throw new DomainError('NotFound', 'Task not found.');
+    return task;
+  }
+
+  private comment(req: { project_id: number; story_id: number; comment_id: number }): boards.Comment__Output {
+    const comment = this.commentsOf(req.project_id, req.story_id).find((c) => c.id === req.comment_id);
+    if (!comment) throw new DomainError('NotFound', 'Comment not found.');
+    return comment;
   }
 
   registration(logger: Logger): GrpcServiceRegistration {
@@ -164,6 +197,95 @@ export class FakeBoards {
           const stories = req.story_ids.map((id) => this.stories.get(`${req.project_id}:${id}`)!);
           return { phase, stories };
         },
+      ),
+      // Tasks and comments: routing, access and representation; the rules live in boards' own tests.
+      ListTasks: h('ListTasks', async (req: boards.ListTasksRequest__Output) => {
+        const all = this.tasksOf(req.project_id, req.story_id);
+        const start = (req.page - 1) * req.page_size;
+        return { tasks: all.slice(start, start + req.page_size), total_items: all.length };
+      }),
+      GetTask: h('GetTask', async (req: boards.GetTaskRequest__Output) => ({ task: this.task(req) })),
+      CreateTask: h('CreateTask', async (req: boards.CreateTaskRequest__Output, userId) => {
+        if (!req.text.trim())
+          throw new DomainError('InvalidArgument', 'Missing text.', { problem: 'invalid-field' });
+        const complete = req.status === 'complete';
+        const task: boards.Task__Output = {
+          id: ++this.nextId,
+          text: req.text,
+          status: complete ? 'complete' : 'incomplete',
+          create_time: '2011-02-17T20:02:00',
+          finish_time: complete ? '2011-02-17T20:03:17' : '',
+          finished_by: complete ? userId : 0,
+        };
+        this.tasksOf(req.project_id, req.story_id).push(task);
+        return { task };
+      }),
+      UpdateTask: h('UpdateTask', async (req: boards.UpdateTaskRequest__Output, userId) => {
+        const task = this.task(req);
+        if (req.update_mask.includes('text')) task.text = req.text;
+        if (req.update_mask.includes('status')) {
+          task.status = req.status;
+          task.finish_time = req.status === 'complete' ? '2011-02-17T20:03:17' : '';
+          task.finished_by = req.status === 'complete' ? userId : 0;
+        }
+        return { task };
+      }),
+      DeleteTask: h('DeleteTask', async (req: boards.DeleteTaskRequest__Output) => {
+        const all = this.tasksOf(req.project_id, req.story_id);
+        all.splice(all.indexOf(this.task(req)), 1);
+        return {};
+      }),
+      ReorderTasks: h('ReorderTasks', async (req: boards.ReorderTasksRequest__Output) => {
+        const tasks = req.task_ids.map((id) => this.task({ ...req, task_id: id }));
+        this.tasks.set(this.story(req.project_id, req.story_id), tasks);
+        return { tasks, total_items: tasks.length };
+      }),
+      BatchGetStoryTasks: h('BatchGetStoryTasks', async (req: boards.BatchGetStoryTasksRequest__Output) => ({
+        stories: req.story_ids.map((id) => ({
+          story_id: id,
+          tasks: this.tasks.get(`${req.project_id}:${id}`) ?? [],
+        })),
+      })),
+      ListComments: h('ListComments', async (req: boards.ListCommentsRequest__Output) => {
+        const all = this.commentsOf(req.project_id, req.story_id);
+        const start = (req.page - 1) * req.page_size;
+        return { comments: all.slice(start, start + req.page_size), total_items: all.length };
+      }),
+      GetComment: h('GetComment', async (req: boards.GetCommentRequest__Output) => ({
+        comment: this.comment(req),
+      })),
+      CreateComment: h('CreateComment', async (req: boards.CreateCommentRequest__Output, userId) => {
+        const comment = {
+          id: ++this.nextId,
+          text: req.text,
+          create_time: '2011-02-17T20:04:00',
+          author_id: userId,
+        };
+        this.commentsOf(req.project_id, req.story_id).push(comment);
+        return { comment };
+      }),
+      UpdateComment: h('UpdateComment', async (req: boards.UpdateCommentRequest__Output, userId) => {
+        const comment = this.comment(req);
+        if (comment.author_id !== userId) throw new DomainError('PermissionDenied', 'Not the author.');
+        if (req.update_mask.includes('text')) comment.text = req.text;
+        return { comment };
+      }),
+      DeleteComment: h('DeleteComment', async (req: boards.DeleteCommentRequest__Output, userId) => {
+        const comment = this.comment(req);
+        if (!req.is_admin && comment.author_id !== userId)
+          throw new DomainError('PermissionDenied', 'Not the author.');
+        const all = this.commentsOf(req.project_id, req.story_id);
+        all.splice(all.indexOf(comment), 1);
+        return {};
+      }),
+      BatchGetStoryComments: h(
+        'BatchGetStoryComments',
+        async (req: boards.BatchGetStoryCommentsRequest__Output) => ({
+          stories: req.story_ids.map((id) => ({
+            story_id: id,
+            comments: this.comments.get(`${req.project_id}:${id}`) ?? [],
+          })),
+        }),
       ),
     };
     return { name: 'flowboard.boards.v1.BoardsService', definition: BoardsService.service, implementation };

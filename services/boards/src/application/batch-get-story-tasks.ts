@@ -1,0 +1,18 @@
+import type { BoardsStore, TaskRecord } from './ports';
+import { batchStoryIds } from './story-children';
+
+export type BatchGetStoryTasks = (
+  projectId: number,
+  storyIds: readonly number[],
+) => Promise<Map<number, TaskRecord[]>>;
+
+/** `with=tasks`: the tasks of each requested story (an empty list for a story without tasks), in one query. */
+export function makeBatchGetStoryTasks(store: BoardsStore): BatchGetStoryTasks {
+  return async (projectId, storyIds) => {
+    const batch = batchStoryIds(projectId, storyIds);
+    const byStory = new Map<number, TaskRecord[]>(batch.ids.map((id) => [id, []]));
+    for (const task of await store.tasks.listForStories(batch.projectId, batch.ids))
+      byStory.get(task.storyId)?.push(task);
+    return byStory;
+  };
+}

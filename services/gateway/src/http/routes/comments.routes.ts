@@ -1,0 +1,96 @@
+import { DomainError } from '@flowboard/service-kit';
+import type { boards } from '@flowboard/proto';
+import { resolveUsers } from '../../clients/user-resolver';
+import { commentDto, commentUserIds } from '../../representation/comment.dto';
+import { pageDto } from '../../representation/page';
+import type { Fields } from '../body';
+import type { Call } from '../call';
+import type { EnrichmentVocabulary } from '../enrichments';
+import { optionalString } from '../fields';
+import { empty, page, resource, type Reply } from '../respond';
+import type { RouteDeps } from './deps';
+import { storyChildBody } from './story-children';
+
+const COMMENT_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
+
+/**
+ * `S/comments` (spec "Comments", api-compat §5.6): by createTime; authors resolved in one BatchGetUsers call.
+ * Only the author may update; the author or a project admin may delete (boards decides, the gateway passes
+ * whether the caller is an admin).
+ */
+export function commentHandlers({ boards, membership }: RouteDeps) {
+  const ids = (call: Call) => ({ project_id: call.project.projectId, story_id: call.id('storyId') });
+
+  async function commentReply(comment: boards.Comment__Output | null): Promise<Reply> {
+    if (!comment) throw new DomainError('Internal', 'boards returned no comment');
+    const users = await resolveUsers(membership, commentUserIds([comment]));
+    return resource('comment', commentDto(comment, users));
+  }
+
+  return {
+    async list(call: Call): Promise<Reply> {
+      call.enrichments(COMMENT_ENRICHMENTS);
+      const paging = call.paging();
+      const { comments, total_items } = await boards.listComments({
+        ...ids(call),
+        where: call.query.get('where') ?? '',
+        page: paging.page,
+        page_size: paging.pageSize,
+      });
+      const users = await resolveUsers(membership, commentUserIds(comments));
+      return page(
+        'comment',
+        pageDto(
+          comments.map((c) => commentDto(c, users)),
+          paging,
+          total_items,
+        ),
+      );
+    },
+
+    /** `POST S/comments`: `text` (required); the caller is the author. */
+    async create(call: Call): Promise<Reply> {
+      const fields = (await storyChildBody(boards, call, 'object')) as Fields;
+      call.enrichments(COMMENT_ENRICHMENTS);
+      const { comment } = await boards.createComment({
+        ...ids(call),
+        text: optionalString(fields, 'text') ?? '',
+      });
+      return commentReply(comment);
+    },
+
+    async get(call: Call): Promise<Reply> {
+      call.enrichments(COMMENT_ENRICHMENTS);
+      const { comment } = await boards.getComment(
+        call.project.projectId,
+        call.id('storyId'),
+        call.id('commentId'),
+      );
+      return commentReply(comment);
+    },
+
+    /** `PUT S/comments/{id}`: `text`; the author only (403 otherwise, before the body is judged). */
+    async update(call: Call): Promise<Reply> {
+      const fields = (await storyChildBody(boards, call, 'object')) as Fields;
+      call.enrichments(COMMENT_ENRICHMENTS);
+      const text = optionalString(fields, 'text');
+      const { comment } = await boards.updateComment({
+        ...ids(call),
+        comment_id: call.id('commentId'),
+        update_mask: text === undefined ? [] : ['text'],
+        text: text ?? '',
+      });
+      return commentReply(comment);
+    },
+
+    /** `DELETE S/comments/{id}`: ReadWrite, and the author or a project admin. */
+    async remove(call: Call): Promise<Reply> {
+      await boards.deleteComment({
+        ...ids(call),
+        comment_id: call.id('commentId'),
+        is_admin: call.project.access === 'admin',
+      });
+      return empty();
+    },
+  };
+}

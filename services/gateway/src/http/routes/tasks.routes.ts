@@ -1,0 +1,109 @@
+import { DomainError } from '@flowboard/service-kit';
+import type { boards } from '@flowboard/proto';
+import { resolveUsers } from '../../clients/user-resolver';
+import { pageDto } from '../../representation/page';
+import { taskDto, taskUserIds } from '../../representation/task.dto';
+import type { Fields } from '../body';
+import type { Call } from '../call';
+import type { EnrichmentVocabulary } from '../enrichments';
+import { optionalString } from '../fields';
+import { empty, page, resource, type Reply } from '../respond';
+import type { RouteDeps } from './deps';
+import { itemId, storyChildBody } from './story-children';
+
+/** Tasks have no enrichments; `with=everything` is accepted, anything else is 400. */
+const TASK_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
+
+/** `S/tasks` (spec "Tasks", api-compat §5.6): by position; finishers resolved in one BatchGetUsers call. */
+export function taskHandlers({ boards, membership }: RouteDeps) {
+  const ids = (call: Call) => ({ project_id: call.project.projectId, story_id: call.id('storyId') });
+
+  async function taskPage(call: Call, tasks: boards.Task__Output[], total: number, paging = call.paging()) {
+    const users = await resolveUsers(membership, taskUserIds(tasks));
+    return page(
+      'task',
+      pageDto(
+        tasks.map((t) => taskDto(t, users)),
+        paging,
+        total,
+      ),
+    );
+  }
+
+  async function taskReply(task: boards.Task__Output | null): Promise<Reply> {
+    if (!task) throw new DomainError('Internal', 'boards returned no task');
+    const users = await resolveUsers(membership, taskUserIds([task]));
+    return resource('task', taskDto(task, users));
+  }
+
+  return {
+    /** `GET S/tasks` (E, F, Pg): `where` is accepted but every property → 400 (boards checks it). */
+    async list(call: Call): Promise<Reply> {
+      call.enrichments(TASK_ENRICHMENTS);
+      const paging = call.paging();
+      const { tasks, total_items } = await boards.listTasks({
+        ...ids(call),
+        where: call.query.get('where') ?? '',
+        page: paging.page,
+        page_size: paging.pageSize,
+      });
+      return taskPage(call, tasks, total_items, paging);
+    },
+
+    /** `POST S/tasks`: `text` (required), `status` (default incomplete); appended. */
+    async create(call: Call): Promise<Reply> {
+      const fields = (await storyChildBody(boards, call, 'object')) as Fields;
+      call.enrichments(TASK_ENRICHMENTS);
+      const { task } = await boards.createTask({
+        ...ids(call),
+        text: optionalString(fields, 'text') ?? '',
+        status: optionalString(fields, 'status') ?? '',
+      });
+      return taskReply(task);
+    },
+
+    /** `PUT S/tasks`: every task exactly once (ids or `{id}`), in the new order; answers the page. */
+    async reorder(call: Call): Promise<Reply> {
+      const items = (await storyChildBody(boards, call, 'array')) as unknown[];
+      call.enrichments(TASK_ENRICHMENTS);
+      const paging = call.paging();
+      const { tasks, total_items } = await boards.reorderTasks({
+        ...ids(call),
+        task_ids: items.map((item) => itemId(item, 'task')),
+        page: paging.page,
+        page_size: paging.pageSize,
+      });
+      return taskPage(call, tasks, total_items, paging);
+    },
+
+    async get(call: Call): Promise<Reply> {
+      call.enrichments(TASK_ENRICHMENTS);
+      const { task } = await boards.getTask(call.project.projectId, call.id('storyId'), call.id('taskId'));
+      return taskReply(task);
+    },
+
+    /** `PUT S/tasks/{id}`: any subset of `text`, `status`; other fields are ignored (api-compat §1.4). */
+    async update(call: Call): Promise<Reply> {
+      const fields = (await storyChildBody(boards, call, 'object')) as Fields;
+      call.enrichments(TASK_ENRICHMENTS);
+      const update_mask: string[] = [];
+      const text = optionalString(fields, 'text');
+      if (text !== undefined) update_mask.push('text');
+      const status = optionalString(fields, 'status');
+      if (status !== undefined) update_mask.push('status');
+      const { task } = await boards.updateTask({
+        ...ids(call),
+        task_id: call.id('taskId'),
+        update_mask,
+        text: text ?? '',
+        status: status ?? '',
+      });
+      return taskReply(task);
+    },
+
+    async remove(call: Call): Promise<Reply> {
+      await boards.deleteTask(call.project.projectId, call.id('storyId'), call.id('taskId'));
+      return empty();
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import type { boards } from '@flowboard/proto';
+import type { UsersById } from '../clients/user-resolver';
+import type { Dto } from './dto';
+import { embeddedUser } from './task.dto';
+
+/** Comment (spec "Comment"): `id, text, createTime, author`. */
+export const commentDto = (comment: boards.Comment__Output, users: UsersById): Dto => ({
+  id: comment.id,
+  text: comment.text,
+  createTime: comment.create_time,
+  author: embeddedUser(comment.author_id, users),
+});
+
+export const commentUserIds = (comments: boards.Comment__Output[]): number[] =>
+  comments.map((c) => c.author_id);

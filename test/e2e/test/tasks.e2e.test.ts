@@ -1,0 +1,175 @@
+import { api, childNames, createProject, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
+
+/**
+ * Tasks through the gateway against real boards and membership (spec "Tasks", api-compat §4.1, §4.2, §5.6):
+ * create (appended), get, update (complete sets finishTime/finishedBy, reopen clears), reorder, delete,
+ * `where` (every property 400), `with=tasks` on stories, `tasks` on story create, XML, and write access.
+ */
+jest.setTimeout(60_000);
+
+let owner: SignedUp;
+let writer: SignedUp;
+let reader: SignedUp;
+let P: string;
+let S: string;
+
+beforeAll(async () => {
+  [owner, writer, reader] = await Promise.all([
+    signUp('task-owner'),
+    signUp('task-writer'),
+    signUp('task-reader'),
+  ]);
+  P = `/api/v1/projects/${(await createProject(owner.key)).id}`;
+  for (const [member, access] of [
+    [writer, 'readwrite'],
+    [reader, 'read'],
+  ] as const) {
+    const role = await api(`${P}/roles`, { method: 'POST', key: owner.key, body: { name: access, access } });
+    expect(role.status).toBe(200);
+    const joined = await api(`${P}/roles/${role.json.id}/members`, {
+      method: 'POST',
+      key: owner.key,
+      body: { userName: member.userName },
+    });
+    expect(joined.status).toBe(200);
+  }
+  const story = await api(`${P}/stories`, { method: 'POST', key: owner.key, body: { text: 'Tasks story' } });
+  expect(story.status).toBe(200);
+  S = `${P}/stories/${story.json.id}`;
+});
+
+describe('tasks end to end', () => {
+  it('creates, completes, reopens, reorders and deletes', async () => {
+    const a = await api(`${S}/tasks`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'Pour the foundation' },
+    });
+    expect(a.status).toBe(200);
+    expect(Object.keys(a.json)).toEqual(['id', 'text', 'status', 'createTime']);
+    expect(a.json).toMatchObject({ text: 'Pour the foundation', status: 'incomplete' });
+    const b = await api(`${S}/tasks`, {
+      method: 'POST',
+      key: writer.key,
+      body: { text: 'Frame the walls', status: 'complete' },
+    });
+    expect(b.status).toBe(200);
+    expect(b.json.finishedBy).toEqual({
+      id: writer.id,
+      name: 'task-writer Tester',
+      userName: writer.userName,
+      email: writer.email,
+    });
+
+    const done = await api(`${S}/tasks/${a.json.id}`, {
+      method: 'PUT',
+      key: writer.key,
+      body: { status: 'complete' },
+    });
+    expect(done.status).toBe(200);
+    expect(Object.keys(done.json)).toEqual([
+      'id',
+      'text',
+      'status',
+      'createTime',
+      'finishTime',
+      'finishedBy',
+    ]);
+    expect(done.json.finishedBy.id).toBe(writer.id);
+    expect(done.json.finishTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+
+    const reopened = await api(`${S}/tasks/${a.json.id}`, {
+      method: 'PUT',
+      key: owner.key,
+      body: { status: 'incomplete', text: 'Pour it again' },
+    });
+    expect(reopened.json).toEqual({
+      id: a.json.id,
+      text: 'Pour it again',
+      status: 'incomplete',
+      createTime: a.json.createTime,
+    });
+
+    const list = await api(`${S}/tasks`, { key: reader.key });
+    expect(list.status).toBe(200);
+    expect(list.json).toMatchObject({ page: 1, pageSize: 100, totalPages: 1, totalItems: 2 });
+    expect(list.json.items.map((t: { id: number }) => t.id)).toEqual([a.json.id, b.json.id]);
+
+    const reordered = await api(`${S}/tasks`, {
+      method: 'PUT',
+      key: owner.key,
+      body: [{ id: b.json.id }, a.json.id],
+    });
+    expect(reordered.status).toBe(200);
+    expect(reordered.json.items.map((t: { id: number }) => t.id)).toEqual([b.json.id, a.json.id]);
+    const partial = await api(`${S}/tasks`, { method: 'PUT', key: owner.key, body: [b.json.id] });
+    expect(partial.status).toBe(400);
+
+    const one = await api(`${S}/tasks/${b.json.id}`, { key: reader.key });
+    expect(one.json.text).toBe('Frame the walls');
+
+    expect((await api(`${S}/tasks/${a.json.id}`, { method: 'DELETE', key: owner.key })).status).toBe(200);
+    expect((await api(`${S}/tasks/${a.json.id}`, { key: owner.key })).status).toBe(404);
+  });
+
+  it('validates: text required, status known, where has no properties, story must exist', async () => {
+    expect((await api(`${S}/tasks`, { method: 'POST', key: owner.key, body: {} })).status).toBe(400);
+    const badStatus = await api(`${S}/tasks`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'x', status: 'done' },
+    });
+    expect(badStatus.status).toBe(400);
+    const long = await api(`${S}/tasks`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'x'.repeat(2001) },
+    });
+    expect(long.status).toBe(400);
+    const where = await api(`${S}/tasks?where=text:x`, { key: owner.key });
+    expect(where.status).toBe(400);
+    expect(where.json.type).toBe('urn:flowboard:problem:invalid-filter');
+    expect((await api(`${P}/stories/99999/tasks`, { key: owner.key })).status).toBe(404);
+  });
+
+  it('a read member may read but not write', async () => {
+    expect((await api(`${S}/tasks`, { key: reader.key })).status).toBe(200);
+    const denied = await api(`${S}/tasks`, { method: 'POST', key: reader.key, body: { text: 'nope' } });
+    expect(denied.status).toBe(403);
+  });
+
+  it('story create with tasks; with=tasks is always an array', async () => {
+    const created = await api(`${P}/stories?with=tasks`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'With tasks', tasks: [{ text: 'one' }, { text: 'two', status: 'complete' }] },
+    });
+    expect(created.status).toBe(200);
+    expect(created.json.tasks.map((t: { text: string; status: string }) => [t.text, t.status])).toEqual([
+      ['one', 'incomplete'],
+      ['two', 'complete'],
+    ]);
+    expect(created.json.tasks[1].finishedBy.id).toBe(owner.id);
+    const bare = await api(`${P}/stories`, { method: 'POST', key: owner.key, body: { text: 'No tasks' } });
+    const got = await api(`${P}/stories/${bare.json.id}?with=tasks`, { key: owner.key });
+    expect(got.json.tasks).toEqual([]);
+    const without = await api(`${P}/stories/${bare.json.id}`, { key: owner.key });
+    expect(without.json.tasks).toBeUndefined();
+  });
+
+  it('XML: create with an XML body, page as tasks/items/task', async () => {
+    const created = await api(`${S}/tasks`, {
+      method: 'POST',
+      key: owner.key,
+      headers: { 'Content-Type': 'application/xml', Accept: 'application/xml' },
+      body: '<task><text>From XML</text><status>complete</status></task>',
+    });
+    expect(created.status).toBe(200);
+    expect(sorted(childNames(created.text, 'task'))).toEqual(
+      sorted(['id', 'text', 'status', 'createTime', 'finishTime', 'finishedBy']),
+    );
+    const list = await api(`${S}/tasks`, { key: owner.key, headers: XML_HEADERS });
+    expect(list.status).toBe(200);
+    expect(list.text).toMatch(/<tasks><items><task>/);
+  });
+});
