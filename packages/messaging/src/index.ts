@@ -77,6 +77,9 @@ export class KafkaPublisher implements Publisher {
     this.producer = kafka.producer({
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
+      // Fail a batch fast: the outbox relay retries it with its own back-off, so kafkajs' long internal retries
+      // (tens of seconds) would only delay delivery after an outage.
+      retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 2_000 },
     });
   }
 

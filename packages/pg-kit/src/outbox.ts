@@ -137,10 +137,10 @@ export class OutboxRelay {
           );
         }
       } catch (err) {
-        // Back off exponentially (capped at a minute) and keep the rows for the next pass.
+        // Back off exponentially (capped at 10 s, so delivery resumes soon after an outage) and keep the rows.
         await client.query(
           `UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2,
-                  available_at = now() + least(interval '60 seconds', interval '200 milliseconds' * power(2, attempts))
+                  available_at = now() + least(interval '10 seconds', interval '200 milliseconds' * power(2, attempts))
             WHERE id = ANY($1::uuid[])`,
           [rows.map((r) => r.id), String((err as Error).message).slice(0, 500)],
         );
