@@ -60,6 +60,10 @@ const PROBLEM_SLUGS: ReadonlySet<string> = new Set<ProblemSlug>([
   'unavailable',
 ]);
 
+/** Whether a string from another service (metadata, an HTTP error body) names one of the API's problem types. */
+export const isProblemSlug = (value: unknown): value is ProblemSlug =>
+  typeof value === 'string' && PROBLEM_SLUGS.has(value);
+
 interface ErrorMapping {
   grpc: GrpcStatus;
   /** Distinguishes kinds that share a gRPC code; travels in trailing metadata. */
@@ -181,7 +185,7 @@ export function fromGrpcError(error: unknown): DomainError {
         : (e.details ?? '');
   return new DomainError(kind, message, {
     cause: error,
-    problem: problem && PROBLEM_SLUGS.has(problem) ? (problem as ProblemSlug) : undefined,
+    problem: isProblemSlug(problem) ? problem : undefined,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DomainError, ERROR_TABLE, type ErrorKind, type ProblemSlug } from '@flowboard/service-kit';
+import { DomainError, ERROR_TABLE, isProblemSlug, type ErrorKind } from '@flowboard/service-kit';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { handled, type Reply } from '../http/respond';
 
@@ -122,27 +122,6 @@ export async function readUpstreamJson(upstream: IncomingMessage, maxBytes = 1_0
   }
 }
 
-// Kept here because service-kit does not export its slug list; the ProblemSlug type keeps the two in step.
-const PROBLEM_SLUGS: ReadonlySet<ProblemSlug> = new Set<ProblemSlug>([
-  'invalid-body',
-  'invalid-field',
-  'invalid-reference',
-  'invalid-parameter',
-  'invalid-filter',
-  'invalid-state',
-  'unknown-enrichment',
-  'unauthorized',
-  'plan-limit',
-  'forbidden',
-  'not-found',
-  'method-not-allowed',
-  'conflict',
-  'payload-too-large',
-  'rate-limited',
-  'internal',
-  'unavailable',
-]);
-
 /**
  * A files error answer `{kind, problem, message}` → the DomainError it stands for. An answer that does not
  * follow the format is an internal error (its status is logged, not shown).
@@ -151,10 +130,7 @@ export function filesErrorFrom(status: number, body: unknown): DomainError {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const kind = typeof b.kind === 'string' && b.kind in ERROR_TABLE ? (b.kind as ErrorKind) : undefined;
   if (!kind) return new DomainError('Internal', `Unexpected answer from the file service (HTTP ${status})`);
-  const problem =
-    typeof b.problem === 'string' && PROBLEM_SLUGS.has(b.problem as ProblemSlug)
-      ? (b.problem as ProblemSlug)
-      : undefined;
+  const problem = isProblemSlug(b.problem) ? b.problem : undefined;
   const message =
     kind === 'Internal'
       ? 'Internal error'
