@@ -123,6 +123,7 @@ trap 'exit 130' INT TERM
 
 t0=$(now_ms)
 ensure_node_deps
+ensure_chromium # the e2e browser test of /docs
 PHASES+=(deps) STATUS[deps]=ok SECS[deps]=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN { printf "%.1f", ms / 1000 }')
 
 run_phase build npx turbo run build --output-logs=errors-only
@@ -148,4 +149,7 @@ run_phase integration npx turbo run test:integration --concurrency=1 --continue
 SERVICES_STARTED=1
 run_phase services bash deploy/local/services.sh start
 export GATEWAY_URL=http://127.0.0.1:$FLOWBOARD_GATEWAY_PORT MAILPIT_URL
+# The stack's operator token (services.sh made it), for the admin API's e2e tests.
+FLOWBOARD_OPERATOR_TOKEN=$(cat "$FLOWBOARD_HOME/operator-token")
+export FLOWBOARD_OPERATOR_TOKEN
 run_phase e2e npx turbo run e2e --concurrency=1 --continue

@@ -154,6 +154,8 @@ pg_bin() { printf '%s\n' /usr/lib/postgresql/*/bin | grep -v '\*' | sort -V | ta
 ensure_postgres() { [ -x "$(pg_bin)/initdb" ] || ensure_apt postgresql-15; }
 ensure_redis() { have redis-server || ensure_apt redis-server; }
 ensure_java() { have java || ensure_apt openjdk-17-jre-headless; }
+# Headless Chromium for the /docs browser test (driven by playwright-core); CHROMIUM_PATH names another one.
+ensure_chromium() { [ -n "${CHROMIUM_PATH:-}" ] || ensure_apt chromium; }
 
 ensure_kafka() {  # Kafka's jars from Maven Central into the cache (recipe §4.2)
   [ -f "$KAFKA_HOME/.complete" ] && return 0

@@ -26,6 +26,16 @@ load_infra_env() {
   ((${#missing[@]} == 0)) || die "no infrastructure settings (${missing[*]}): run deploy/local/infra.sh start first"
 }
 
+# The gateway's operator token (PUT /api/v1/admin/...): random, made once per stack home, readable by its owner only.
+OPERATOR_TOKEN_FILE=$FLOWBOARD_HOME/operator-token
+operator_token() {
+  if [ ! -s "$OPERATOR_TOKEN_FILE" ]; then
+    mkdir -p "$FLOWBOARD_HOME"
+    (umask 077 && node -e 'process.stdout.write(require("node:crypto").randomBytes(32).toString("hex"))' >"$OPERATOR_TOKEN_FILE")
+  fi
+  cat "$OPERATOR_TOKEN_FILE"
+}
+
 # The environment of one service: exactly what it is configured with, nothing inherited by accident.
 service_env() {  # service_env <service>: sets SVC_ENV
   SVC_ENV=(PATH="$PATH" HOME="$HOME" LOG_LEVEL="${LOG_LEVEL:-info}")
@@ -39,12 +49,18 @@ service_env() {  # service_env <service>: sets SVC_ENV
     files) SVC_ENV+=(GRPC_PORT="$FLOWBOARD_FILES_PORT" HTTP_PORT="$FLOWBOARD_FILES_HTTP_PORT"
       DATABASE_URL="$FILES_DATABASE_URL" S3_ENDPOINT="$S3_ENDPOINT" S3_REGION="$S3_REGION"
       S3_ACCESS_KEY="$S3_ACCESS_KEY" S3_SECRET_KEY="$S3_SECRET_KEY" S3_BUCKET="$S3_BUCKET"
-      KAFKA_BROKERS="$KAFKA_BROKERS") ;;
+      KAFKA_BROKERS="$KAFKA_BROKERS"
+      MAX_FILE_BYTES="${FLOWBOARD_MAX_FILE_BYTES:-104857600}") ;;  # raise it for `npm run bench:upload` (200 MB)
     notifier) SVC_ENV+=(HTTP_PORT="$FLOWBOARD_NOTIFIER_PORT" KAFKA_BROKERS="$KAFKA_BROKERS"
-      REDIS_URL="$REDIS_URL" SMTP_URL="$SMTP_URL") ;;
+      REDIS_URL="$REDIS_URL" SMTP_URL="$SMTP_URL"
+      # The local mail sink answers in milliseconds: a send killed midway may be retried after 15 s (not 120 s),
+      # and retries during an outage wait at most 10 s (not 60 s).
+      DEDUPE_PENDING_TTL_SECONDS=15 RETRY_MAX_MS=10000) ;;
     gateway) SVC_ENV+=(PORT="$FLOWBOARD_GATEWAY_PORT" REDIS_URL="$REDIS_URL"
       BOARDS_ADDR="127.0.0.1:$FLOWBOARD_BOARDS_PORT" MEMBERSHIP_ADDR="127.0.0.1:$FLOWBOARD_MEMBERSHIP_PORT"
-      FILES_ADDR="127.0.0.1:$FLOWBOARD_FILES_PORT" FILES_HTTP_URL="http://127.0.0.1:$FLOWBOARD_FILES_HTTP_PORT") ;;
+      FILES_ADDR="127.0.0.1:$FLOWBOARD_FILES_PORT" FILES_HTTP_URL="http://127.0.0.1:$FLOWBOARD_FILES_HTTP_PORT"
+      OPERATOR_TOKEN="$(operator_token)"
+      TRUST_PROXY=loopback) ;;  # local callers may name a client address (the rate-limit e2e test does)
   esac
 }
 

@@ -20,6 +20,7 @@ Flowboard is running ($(( ($(now_ms) - t0) / 1000 ))s).
   Mail (Mailpit-compatible)    http://127.0.0.1:$FLOWBOARD_MAILPIT_PORT/api/v1/messages
   Logs                         $LOG_DIR/
   Data                         $FLOWBOARD_HOME/
+  Operator token (admin API)   $FLOWBOARD_HOME/operator-token
   Status                       bash deploy/local/infra.sh status; bash deploy/local/services.sh status
   Stop                         npm stop
 

@@ -1,3 +1,4 @@
 export * from './envelope';
 export * from './membership';
 export * from './project-deleted';
+export * from './story-deleted';

@@ -66,6 +66,9 @@ const smtp = new SMTPServer({
     });
   },
 });
+// A client that vanishes mid-session (a killed sender: ECONNRESET) is that connection's problem, not the
+// server's; without a listener the 'error' event would end the process, as Mailpit never would.
+smtp.on('error', (err: Error) => console.error(`mail-sink: SMTP connection error: ${err.message}`));
 const http = createHttpServer(store);
 
 async function main(): Promise<void> {

@@ -105,24 +105,72 @@ export interface EventConsumerOptions {
   logger: Logger;
   /** Throw to retry (the partition waits, nothing is skipped); throw PermanentMessageError to dead-letter. */
   handle(message: IncomingMessage): Promise<void>;
+  /**
+   * How long a partition waits before its failed message is tried again, by attempt (1, 2, ...); default
+   * `exponentialBackoff()`.
+   */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+/** 500 ms, doubling, at most `maxMs` (default 30 s), with ±20 % jitter so replicas do not retry in step. */
+export function exponentialBackoff(
+  options: { initialMs?: number; maxMs?: number; random?: () => number } = {},
+) {
+  const { initialMs = 500, maxMs = 30_000, random = Math.random } = options;
+  return (attempt: number): number => {
+    const base = Math.min(maxMs, initialMs * 2 ** Math.max(0, attempt - 1));
+    return Math.round(base * (0.8 + 0.4 * random()));
+  };
+}
+
+/** A partition held back after a failure: since when, how often it failed, and the timer that resumes it. */
+interface Backoff {
+  attempts: number;
+  since: number;
+  timer?: NodeJS.Timeout;
+  resume?: () => void;
 }
 
 /**
  * A consumer group member that commits only after the handler succeeded (at-least-once), sends poison
  * messages to `<group>-dlq` with the reason in a header, and reports readiness from group membership.
+ *
+ * A failed message (not poison) pauses its partition: the message is not resolved, so nothing after it is
+ * committed; kafkajs fetches the partition again from that message once the back-off is over (no crash, no
+ * rejoin, other partitions go on). A dependency outage of hours therefore costs retries at `retryDelayMs`'
+ * ceiling, never a lost or skipped message. A process that dies meanwhile leaves the offset at the failed
+ * message, and whoever owns the partition next starts there.
  */
 export class EventConsumer {
   readonly deadLetterTopic: string;
   private readonly consumer: Consumer;
   private readonly dlq: Producer;
+  private readonly retryDelayMs: (attempt: number) => number;
+  private readonly backoffs = new Map<string, Backoff>();
   private ready = false;
 
   constructor(private readonly options: EventConsumerOptions) {
     this.deadLetterTopic = `${options.groupId}-dlq`;
-    this.consumer = options.kafka.consumer({ groupId: options.groupId, retry: { retries: 10 } });
+    this.retryDelayMs = options.retryDelayMs ?? exponentialBackoff();
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      retry: { retries: 10 },
+      // A paused partition is fetched again only after the fetch in flight returns: keep that long poll short
+      // (default 5 s), so a retry runs close to its back-off.
+      maxWaitTimeInMs: 1_000,
+    });
     this.dlq = options.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     const { GROUP_JOIN, CRASH, DISCONNECT, STOP } = this.consumer.events;
-    this.consumer.on(GROUP_JOIN, () => (this.ready = true));
+    this.consumer.on(GROUP_JOIN, () => {
+      this.ready = true;
+      // A rebalance starts every partition again from its committed offset (the failed message): resume what
+      // we held back, so a partition assigned to us again is not left paused with no timer.
+      for (const backoff of this.backoffs.values()) {
+        clearTimeout(backoff.timer);
+        backoff.resume?.();
+      }
+      this.backoffs.clear();
+    });
     this.consumer.on(CRASH, (e) => {
       this.ready = false;
       options.logger.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
@@ -131,8 +179,14 @@ export class EventConsumer {
     this.consumer.on(STOP, () => (this.ready = false));
   }
 
+  /** A member of the group. */
   isReady(): boolean {
     return this.ready;
+  }
+
+  /** Partitions waiting to retry a failed message, with the time of their first failure (epoch ms). */
+  retrying(): Array<{ partition: string; attempts: number; since: number }> {
+    return [...this.backoffs].map(([partition, b]) => ({ partition, attempts: b.attempts, since: b.since }));
   }
 
   async start(): Promise<void> {
@@ -141,38 +195,84 @@ export class EventConsumer {
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: this.options.topics, fromBeginning: true });
     await this.consumer.run({
-      eachMessage: async ({ topic, partition, message }) => {
-        const incoming = toIncoming(topic, partition, message);
-        try {
-          await this.options.handle(incoming);
-        } catch (err) {
-          if (!(err instanceof PermanentMessageError)) throw err;
-          this.options.logger.warn(
-            { topic, partition, offset: message.offset, reason: err.message },
-            'dead-lettering',
-          );
-          await this.dlq.send({
-            topic: this.deadLetterTopic,
-            acks: -1,
-            messages: [
-              {
-                key: message.key,
-                value: message.value,
-                headers: {
-                  ...message.headers,
-                  'x-dlq-reason': err.message,
-                  'x-dlq-source': `${topic}/${partition}/${message.offset}`,
-                },
-              },
-            ],
-          });
+      // We resolve each message ourselves, so a failure leaves it (and what follows) unresolved.
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, pause, isRunning, isStale }) => {
+        const { topic, partition } = batch;
+        const id = `${topic}/${partition}`;
+        for (const message of batch.messages) {
+          if (!isRunning() || isStale()) return;
+          try {
+            await this.process(topic, partition, message);
+          } catch (err) {
+            this.holdBack(id, pause(), message.offset, err);
+            return;
+          }
+          resolveOffset(message.offset);
+          this.recovered(id);
+          await heartbeat();
         }
       },
     });
   }
 
+  /** handle, or dead-letter a PermanentMessageError; throws what should be retried (a DLQ send failure too). */
+  private async process(topic: string, partition: number, message: KafkaMessage): Promise<void> {
+    try {
+      await this.options.handle(toIncoming(topic, partition, message));
+    } catch (err) {
+      if (!(err instanceof PermanentMessageError)) throw err;
+      this.options.logger.warn(
+        { topic, partition, offset: message.offset, reason: err.message },
+        'dead-lettering',
+      );
+      await this.dlq.send({
+        topic: this.deadLetterTopic,
+        acks: -1,
+        messages: [
+          {
+            key: message.key,
+            value: message.value,
+            headers: {
+              ...message.headers,
+              'x-dlq-reason': err.message,
+              'x-dlq-source': `${topic}/${partition}/${message.offset}`,
+            },
+          },
+        ],
+      });
+    }
+  }
+
+  private holdBack(id: string, resume: () => void, offset: string, err: unknown): void {
+    const backoff = this.backoffs.get(id) ?? { attempts: 0, since: Date.now() };
+    backoff.attempts++;
+    const delayMs = this.retryDelayMs(backoff.attempts);
+    this.options.logger.warn(
+      { err, partition: id, offset, attempt: backoff.attempts, retryInMs: delayMs },
+      'message failed; partition paused until the retry',
+    );
+    clearTimeout(backoff.timer);
+    backoff.resume = resume;
+    backoff.timer = setTimeout(resume, delayMs);
+    this.backoffs.set(id, backoff);
+  }
+
+  private recovered(id: string): void {
+    const backoff = this.backoffs.get(id);
+    if (!backoff) return;
+    clearTimeout(backoff.timer);
+    this.backoffs.delete(id);
+    this.options.logger.info(
+      { partition: id, attempts: backoff.attempts, afterMs: Date.now() - backoff.since },
+      'partition recovered',
+    );
+  }
+
   async stop(): Promise<void> {
     this.ready = false;
+    for (const backoff of this.backoffs.values()) clearTimeout(backoff.timer);
+    this.backoffs.clear();
     await this.consumer.disconnect();
     await this.dlq.disconnect();
   }

@@ -15,7 +15,15 @@ export interface ApiRequest {
   headers?: Record<string, string>;
 }
 
-export function apiClient(baseUrl: string) {
+export interface ApiClientOptions {
+  /**
+   * Sees every response before the caller does; throwing fails the call (e.g. a contract check against the
+   * OpenAPI document, see contract.ts).
+   */
+  onResponse?: (request: { method: string; path: string }, response: ApiResponse) => void | Promise<void>;
+}
+
+export function apiClient(baseUrl: string, options: ApiClientOptions = {}) {
   return async function call(path: string, request: ApiRequest = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = { ...request.headers };
     if (request.key) headers['X-Zen-ApiKey'] = request.key;
@@ -34,6 +42,8 @@ export function apiClient(baseUrl: string) {
     const text = await res.text();
     const type = res.headers.get('content-type') ?? '';
     const json = /json/.test(type) && text ? JSON.parse(text) : undefined;
-    return { status: res.status, headers: res.headers, text, json };
+    const response = { status: res.status, headers: res.headers, text, json };
+    await options.onResponse?.({ method: request.method ?? 'GET', path }, response);
+    return response;
   };
 }

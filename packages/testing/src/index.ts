@@ -1,3 +1,4 @@
 export * from './env';
 export * from './mailpit';
 export * from './http';
+export * from './contract';

@@ -1,4 +1,7 @@
-import { createPool } from '@flowboard/pg-kit';
+import { AsyncResource } from 'node:async_hooks';
+import { projectDeletedV1 } from '@flowboard/events';
+import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging';
+import { createPool, OutboxRelay } from '@flowboard/pg-kit';
 import { loadBoardsProto } from '@flowboard/proto';
 import { createGrpcServer, createLogger, type Logger } from '@flowboard/service-kit';
 import { makeCreateBoard } from './application/create-board';
@@ -29,22 +32,60 @@ import { makeCreateComment } from './application/create-comment';
 import { makeUpdateComment } from './application/update-comment';
 import { makeDeleteComment } from './application/delete-comment';
 import { makeBatchGetStoryComments } from './application/batch-get-story-comments';
+import { makeDeleteProjectBoard } from './application/delete-project-board';
+import { makeBatchGetStoryHistory } from './application/batch-get-story-history';
+import { makeBatchGetProjectMetrics } from './application/batch-get-project-metrics';
+import { makeListOwnedStories } from './application/list-owned-stories';
+import { storyHistoryReader } from './db/story-history-reader';
+import { tagUseCases } from './application/tag-use-cases';
 import type { BoardsConfig } from './config';
 import { createBoardsStore } from './db/boards-store';
 import { boardsHandlers } from './grpc/boards.handlers';
+import { BackgroundConsumer } from './messaging/background-consumer';
+import { createProjectDeletedHandler } from './messaging/project-deleted.handler';
+import { TopicEnsuringPublisher } from './messaging/topic-ensuring-publisher';
+
+/** The consumer group of boards' event consumers (its dead letters go to `boards-dlq`). */
+export const CONSUMER_GROUP = 'boards';
 
 export interface BoardsApp {
   /** Starts serving; resolves to the bound gRPC port (tests pass port 0). */
   start(): Promise<number>;
-  /** NOT_SERVING and drain the gRPC server, then close the pool. */
+  /** NOT_SERVING and drain the gRPC server, stop the consumer and the relay, then close Kafka and the pool. */
   stop(): Promise<void>;
+  /** Whether the event consumer has joined its group (tests wait for it). */
+  consumerReady(): boolean;
   readonly logger: Logger;
 }
 
-/** Composition root: pool → store → use cases → gRPC server. Nothing connects until `start`. */
+export interface BoardsAppOptions {
+  /** Another consumer group (tests), or false for no event consumer at all. Default `boards`. */
+  consumerGroup?: string | false;
+}
+
+/** How long shutdown lets an outbox pass finish before abandoning it (an unreachable broker retries for long). */
+const RELAY_GRACE_MS = 3_000;
+/** Bound for each later shutdown step, so stop() always ends within the grace period of runService. */
+const STEP_TIMEOUT_MS = 5_000;
+
+/** Resolves true when `promise` settles within `ms`, false otherwise. */
+const settlesWithin = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => setTimeout(resolve, ms, false).unref()),
+  ]);
+
+/**
+ * Composition root: pool → store → use cases → gRPC server, plus the outbox relay (story-deleted events) and the
+ * project-deleted consumer. Nothing connects until `start`; Kafka is never needed to start or to answer a call.
+ */
 export function createApp(
   config: BoardsConfig,
   logger: Logger = createLogger('boards', config.LOG_LEVEL),
+  options: BoardsAppOptions = {},
 ): BoardsApp {
   const pool = createPool({
     connectionString: config.DATABASE_URL,
@@ -52,15 +93,42 @@ export function createApp(
     applicationName: 'boards',
   });
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
-  const store = createBoardsStore(pool);
+  const store = createBoardsStore(pool, config.DB_SCHEMA);
+
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'boards', logger });
+  const publisher = new TopicEnsuringPublisher(new KafkaPublisher(kafka), (topics) =>
+    ensureTopics(kafka, topics),
+  );
+  const relay = new OutboxRelay({
+    pool,
+    schema: config.DB_SCHEMA,
+    publisher,
+    logger,
+    intervalMs: config.OUTBOX_INTERVAL_MS,
+  });
+  // Bound here, outside any request: relay passes woken by a request must not run (and log) in its context.
+  const wakeRelay = AsyncResource.bind(() => relay.wake());
+  const groupId = options.consumerGroup ?? CONSUMER_GROUP;
+  const consumer =
+    groupId === false
+      ? undefined
+      : new BackgroundConsumer({
+          kafka,
+          groupId,
+          topics: [projectDeletedV1.topic],
+          logger,
+          handle: createProjectDeletedHandler({ deleteProjectBoard: makeDeleteProjectBoard(store), logger }),
+        });
+  const history = storyHistoryReader(pool);
   const handlers = boardsHandlers(logger, {
+    ...tagUseCases(store),
     createBoard: makeCreateBoard(store),
     listPhases: makeListPhases(store),
     createStory: makeCreateStory(store),
     getStory: makeGetStory(store),
     listStories: makeListStories(store),
     updateStory: makeUpdateStory(store),
-    deleteStory: makeDeleteStory(store),
+    deleteStory: makeDeleteStory(store, wakeRelay),
     updateStories: makeUpdateStories(store),
     getPhase: makeGetPhase(store),
     createPhase: makeCreatePhase(store),
@@ -82,6 +150,9 @@ export function createApp(
     updateComment: makeUpdateComment(store),
     deleteComment: makeDeleteComment(store),
     batchGetStoryComments: makeBatchGetStoryComments(store),
+    batchGetStoryHistory: makeBatchGetStoryHistory(history),
+    batchGetProjectMetrics: makeBatchGetProjectMetrics(history, config.METRICS_WINDOW_DAYS),
+    listOwnedStories: makeListOwnedStories(history),
   });
   const proto = loadBoardsProto();
   const server = createGrpcServer({
@@ -100,11 +171,32 @@ export function createApp(
   let stopped: Promise<void> | undefined;
   return {
     logger,
-    start: () => server.start(),
+    consumerReady: () => consumer?.isReady() === true,
+    async start() {
+      const port = await server.start();
+      relay.start();
+      consumer?.start();
+      return port;
+    },
     stop: () =>
       (stopped ??= (async () => {
         await server.stop();
-        await pool.end();
+        // Waits for a message in hand to finish (it uses the pool); bounded, like every step below.
+        if (consumer && !(await settlesWithin(consumer.stop(), STEP_TIMEOUT_MS)))
+          logger.warn('Kafka consumer did not stop in time');
+        const relayStopped = relay.stop();
+        if (!(await settlesWithin(relayStopped, RELAY_GRACE_MS))) {
+          logger.warn(
+            'outbox relay still publishing at shutdown (Kafka unreachable?); its batch stays in the outbox',
+          );
+        }
+        // Fails a pass stuck on an unreachable broker, so it releases its connection; its rows go after a restart.
+        publisher.close();
+        const released = await settlesWithin(relayStopped, STEP_TIMEOUT_MS);
+        if (!(await settlesWithin(publisher.disconnect(), STEP_TIMEOUT_MS)))
+          logger.warn('Kafka producer did not disconnect in time');
+        // pool.end() waits for checked-out clients; a relay pass still holding one would keep it waiting.
+        if (released) await pool.end();
       })()),
   };
 }

@@ -9,7 +9,13 @@ export const configSchema = z.object({
   GRPC_HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: env.url(),
   DB_SCHEMA: schemaName().default('boards'),
+  /** Publishes `boards.story-deleted.v1` (outbox relay) and consumes `membership.project-deleted.v1`. */
+  KAFKA_BROKERS: env.list(),
+  /** How often the outbox relay looks for unpublished events (it is also woken after each story delete). */
+  OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   LOG_LEVEL: env.logLevel(),
+  // Project metrics (api-compat §5.2): stories that entered Archive within this many days.
+  METRICS_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 
 export type BoardsConfig = z.infer<typeof configSchema>;

@@ -1,28 +1,42 @@
 import type http from 'node:http';
+import { createKafka, EventConsumer } from '@flowboard/messaging';
 import { createPool } from '@flowboard/pg-kit';
 import { loadFilesProto } from '@flowboard/proto';
 import { closeServer, createGrpcServer, createLogger, listen, type Logger } from '@flowboard/service-kit';
 import { makeDeleteAttachment } from './application/delete-attachment';
 import { makeGetAttachment } from './application/get-attachment';
+import { makeGetStorageUsage } from './application/get-storage-usage';
 import { makeListAttachments } from './application/list-attachments';
 import { makeOpenAttachmentContent } from './application/open-attachment-content';
+import { makePurgeAttachments } from './application/purge-attachments';
 import { makeRenameAttachment } from './application/rename-attachment';
+import { makeSweepStorage, type SweepResult } from './application/sweep-storage';
 import { makeUploadAttachments } from './application/upload-attachments';
 import { createMinioBlobStore } from './blob/minio-blob-store';
 import type { FilesConfig } from './config';
 import { attachmentRepository } from './db/attachment-repository';
+import { quotaRepository } from './db/quota-repository';
+import { createDeletionEventsHandler, DELETION_TOPICS } from './events/deletion-events.handler';
 import { filesHandlers } from './grpc/files.handlers';
 import { createHttpServer } from './http/server';
 
 export interface FilesApp {
   /** Ensures the bucket, then serves; resolves to the bound ports (tests pass port 0). */
   start(): Promise<{ grpcPort: number; httpPort: number }>;
-  /** HTTP close → gRPC drain → pool end. */
+  /** Sweeper and consumer off → HTTP close → gRPC drain → pool end. */
   stop(): Promise<void>;
+  /** One sweeper run now (tests, operators); the timer runs it every SWEEP_INTERVAL_SECONDS. */
+  sweep(): Promise<SweepResult>;
+  /** True once the deletion-events consumer has joined its group. */
+  consuming(): boolean;
   readonly logger: Logger;
 }
 
 const HTTP_DRAIN_MS = 10_000;
+/** Reservations without Content-Length grow at least this much at a time (fewer round trips). */
+const GROW_STEP_BYTES = 4 * 1024 * 1024;
+/** Waits between attempts to join the consumer group: doubling from the first to the second. */
+const CONSUMER_RETRY_MS = { initial: 1_000, max: 30_000 };
 
 /** Composition root: pool, blob store, repositories, use cases, the gRPC and HTTP servers. Nothing connects until `start`. */
 export function createApp(
@@ -36,6 +50,7 @@ export function createApp(
   });
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
   const attachments = attachmentRepository(pool);
+  const quota = quotaRepository(pool);
   const blobs = createMinioBlobStore({
     endpoint: config.S3_ENDPOINT,
     region: config.S3_REGION,
@@ -58,6 +73,7 @@ export function createApp(
           getAttachment: makeGetAttachment(attachments),
           renameAttachment: makeRenameAttachment(attachments),
           deleteAttachment: makeDeleteAttachment({ attachments, blobs, logger }),
+          getStorageUsage: makeGetStorageUsage(quota),
         }),
       },
     ],
@@ -65,9 +81,80 @@ export function createApp(
   const httpServer = createHttpServer({
     logger,
     maxFileBytes: config.MAX_FILE_BYTES,
-    uploadAttachments: makeUploadAttachments({ blobs, attachments, logger }),
+    uploadAttachments: makeUploadAttachments({
+      blobs,
+      attachments,
+      quota,
+      reservations: { ttlSeconds: config.RESERVATION_TTL_SECONDS, growStepBytes: GROW_STEP_BYTES },
+      logger,
+    }),
     openAttachmentContent: makeOpenAttachmentContent({ attachments, blobs }),
   });
+
+  const sweep = makeSweepStorage({
+    attachments,
+    blobs,
+    quota,
+    logger,
+    orphanAgeMs: config.SWEEP_ORPHAN_AGE_SECONDS * 1000,
+  });
+  let sweeping: Promise<unknown> | undefined;
+  const sweepOnce = () => {
+    // One run at a time per process; several replicas sweeping together is harmless (all steps idempotent).
+    sweeping ??= sweep()
+      .then((result) => {
+        if (result.releasedReservations + result.abortedUploads + result.removedObjects > 0) {
+          logger.info(result, 'storage swept');
+        }
+      })
+      .catch((err: unknown) => logger.warn({ err }, 'storage sweep failed; next run retries'))
+      .finally(() => (sweeping = undefined));
+    return sweeping;
+  };
+  let sweepTimer: NodeJS.Timeout | undefined;
+
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'files', logger });
+  const handle = createDeletionEventsHandler({
+    purge: makePurgeAttachments({ attachments, blobs, logger }),
+    logger,
+  });
+  let consumer: EventConsumer | undefined;
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  let joining: Promise<void> | undefined;
+
+  /** Joins the consumer group in the background, retrying with back-off until it works or the app stops. */
+  async function consume(): Promise<void> {
+    for (let attempt = 0; !stopping; attempt++) {
+      const candidate = new EventConsumer({
+        kafka,
+        groupId: config.KAFKA_GROUP_ID,
+        topics: DELETION_TOPICS,
+        logger,
+        handle,
+      });
+      consumer = candidate;
+      try {
+        await candidate.start();
+        if (stopping) await candidate.stop();
+        else
+          logger.info({ topics: DELETION_TOPICS, group: config.KAFKA_GROUP_ID }, 'consuming deletion events');
+        return;
+      } catch (err) {
+        await candidate.stop().catch(() => undefined);
+        if (stopping) return;
+        const delay = Math.min(CONSUMER_RETRY_MS.max, CONSUMER_RETRY_MS.initial * 2 ** attempt);
+        logger.warn({ err, retryInMs: delay }, 'could not start the Kafka consumer; retrying');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  }
 
   let stopped: Promise<void> | undefined;
   return {
@@ -77,12 +164,25 @@ export function createApp(
       const grpcPort = await grpcServer.start();
       const httpPort = await listen(httpServer, config.HTTP_PORT, config.HOST);
       logger.info({ port: httpPort }, 'internal HTTP server listening');
+      joining = consume();
+      if (config.SWEEP_INTERVAL_SECONDS > 0) {
+        sweepTimer = setInterval(() => void sweepOnce(), config.SWEEP_INTERVAL_SECONDS * 1000);
+        sweepTimer.unref();
+      }
       return { grpcPort, httpPort };
     },
+    sweep,
+    consuming: () => !stopping && consumer?.isReady() === true,
     stop: () =>
       (stopped ??= (async () => {
+        stopping = true;
+        clearInterval(sweepTimer);
+        wake?.();
+        await consumer?.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'));
+        if (joining) await Promise.race([joining, new Promise((r) => setTimeout(r, 5_000).unref())]);
         await closeHttp(httpServer, logger);
         await grpcServer.stop();
+        await sweeping;
         await pool.end();
       })()),
   };

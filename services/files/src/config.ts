@@ -21,6 +21,15 @@ export const configSchema = z.object({
     .default('flowboard-attachments'),
   /** Largest accepted file, per part (413 above it). Default 100 MiB. */
   MAX_FILE_BYTES: z.coerce.number().int().positive().default(104_857_600),
+  /** Deletion events (project, story) are consumed from here. */
+  KAFKA_BROKERS: env.list(),
+  KAFKA_GROUP_ID: z.string().min(1).default('files'),
+  /** An upload's storage reservation lapses this long after its last renewal (uploads renew every third). */
+  RESERVATION_TTL_SECONDS: z.coerce.number().int().min(3).default(120),
+  /** How often the sweeper runs (expired reservations, abandoned multipart uploads, objects without a row); 0 = never. */
+  SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
+  /** Objects and multipart uploads this old without a committed row are orphans; must exceed the longest upload. */
+  SWEEP_ORPHAN_AGE_SECONDS: z.coerce.number().int().min(60).default(3600),
   LOG_LEVEL: env.logLevel(),
 });
 

@@ -10,6 +10,7 @@ import { createFilesProxy } from './clients/files-proxy';
 import { createMembershipClient, MEMBERSHIP_SERVICE } from './clients/membership.client';
 import type { GatewayConfig } from './config';
 import { createHttpApp } from './http/http-app';
+import { createRateLimits } from './http/rate-limit';
 import { Router } from './http/router';
 import { routeTable } from './http/routes';
 import { createReadiness } from './readiness';
@@ -43,10 +44,36 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     { address: config.FILES_ADDR, service: FILES_SERVICE },
   ]);
   const router = new Router(
-    routeTable({ membership, boards, files, filesProxy, access, apiKeys: authenticator }),
+    routeTable({
+      membership,
+      boards,
+      files,
+      filesProxy,
+      access,
+      apiKeys: authenticator,
+      operatorToken: config.OPERATOR_TOKEN,
+    }),
   );
   const server = http.createServer(
-    createHttpApp({ logger, router, authenticator, access, readiness, bodyLimit: config.BODY_LIMIT_BYTES }),
+    createHttpApp({
+      logger,
+      router,
+      authenticator,
+      access,
+      readiness,
+      bodyLimit: config.BODY_LIMIT_BYTES,
+      rateLimits: createRateLimits(
+        redis,
+        {
+          enabled: config.RATE_LIMIT_ENABLED,
+          points: config.RATE_LIMIT_POINTS,
+          windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+          anonymousPoints: config.RATE_LIMIT_ANONYMOUS_POINTS,
+        },
+        logger,
+      ),
+      trustProxy: config.TRUST_PROXY,
+    }),
   );
 
   return {

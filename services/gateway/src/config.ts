@@ -20,6 +20,29 @@ export const configSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt(1_048_576),
   AUTH_CACHE_TTL_SECONDS: positiveInt(60),
   ACCESS_CACHE_TTL_SECONDS: positiveInt(30),
+  /** Rate limiting (api-compat §3.3): on unless `false`; counters in Redis, fixed windows. */
+  RATE_LIMIT_ENABLED: env.bool(true),
+  /** Requests per API key per window. Generous: a busy script, not a person, reaches it. */
+  RATE_LIMIT_POINTS: positiveInt(1200),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt(60),
+  /** Unauthenticated requests (failed authentications, sign-ups) per client address per window. */
+  RATE_LIMIT_ANONYMOUS_POINTS: positiveInt(600),
+  /**
+   * Which peers may set the client address with X-Forwarded-For (Express `trust proxy`): empty = none, a hop
+   * count, or addresses/subnets/`loopback`/`uniquelocal`, comma-separated. Behind an ingress, its subnet.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .transform((v): boolean | number | string => (v.trim() === '' ? false : /^\d+$/.test(v) ? Number(v) : v)),
+  /**
+   * The operator's token for `/api/v1/admin/...` (sent as `Authorization: Bearer <token>`; API keys never work
+   * there). Unset or empty: the admin endpoints answer 404. At least 32 characters: it guards every account.
+   */
+  OPERATOR_TOKEN: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.string().min(32, 'must be at least 32 characters').optional(),
+  ),
   LOG_LEVEL: env.logLevel(),
 });
 

@@ -3,6 +3,7 @@ import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging'
 import { createPool, OutboxRelay } from '@flowboard/pg-kit';
 import { loadMembershipProto } from '@flowboard/proto';
 import { createGrpcServer, createLogger, type Logger } from '@flowboard/service-kit';
+import { createAccountUseCases } from './application/accounts';
 import { createApiKeyUseCases } from './application/api-keys';
 import { createInviteUseCases } from './application/invites';
 import { createProjectUseCases } from './application/projects';
@@ -74,6 +75,10 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
   const wakeRelay = AsyncResource.bind(() => relay.wake());
 
   const db = new PgDatabase(pool, config.DB_SCHEMA);
+  const limits = {
+    collaboratorLimit: config.DEFAULT_COLLABORATOR_LIMIT,
+    storageLimitBytes: config.DEFAULT_STORAGE_LIMIT_BYTES,
+  };
   const handlers = createMembershipHandlers(
     {
       signUp: createSignUp({ db, enabled: config.SIGNUP_ENABLED }),
@@ -83,14 +88,20 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
       createProject: createCreateProject({ db }),
       getProject: createGetProject({ db }),
       getProjectAccess: createGetProjectAccess({ db }),
-      createInvite: createCreateInvite({ db, inviteTtlDays: config.INVITE_TTL_DAYS, signal: wakeRelay }),
+      createInvite: createCreateInvite({
+        db,
+        inviteTtlDays: config.INVITE_TTL_DAYS,
+        signal: wakeRelay,
+        limits,
+      }),
       roles: createRoleUseCases({ db }),
-      roleMembers: createRoleMemberUseCases({ db }),
-      projectMembers: createProjectMemberUseCases({ db }),
-      invites: createInviteUseCases({ db }),
-      projects: createProjectUseCases({ db, signal: wakeRelay }),
+      roleMembers: createRoleMemberUseCases({ db, limits }),
+      projectMembers: createProjectMemberUseCases({ db, limits }),
+      invites: createInviteUseCases({ db, limits }),
+      projects: createProjectUseCases({ db, signal: wakeRelay, limits }),
       apiKeys: createApiKeyUseCases({ db }),
       updateCurrentUser: createUpdateCurrentUser({ db }),
+      accounts: createAccountUseCases({ db, defaults: limits }),
     },
     logger,
   );

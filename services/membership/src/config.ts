@@ -16,6 +16,21 @@ export const configSchema = z.object({
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
   /** How often the outbox relay looks for unpublished events (it is also woken after each invite). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
+  /**
+   * Collaborators an account may have unless an operator set its own limit (api-compat §5.7: off by default).
+   * Unset or empty: no limit.
+   */
+  DEFAULT_COLLABORATOR_LIMIT: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  ),
+  /** Attachment bytes an account may store unless an operator set its own limit; default 1 GiB. */
+  DEFAULT_STORAGE_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(1024 ** 3),
   LOG_LEVEL: env.logLevel(),
 });
 

@@ -5,6 +5,7 @@ import { closeServer, createHealthServer, createLogger, listen, type Logger } fr
 import type { NotifierConfig } from './config';
 import { RedisDedupeStore } from './consumer/dedupe';
 import { createInviteCreatedHandler } from './consumer/invite-created.handler';
+import { sendRetryDelay } from './consumer/retry-policy';
 import { renderInviteEmail } from './email/invite-email';
 import { createMailSender, createSmtpTransport, type MailSender } from './email/transport';
 
@@ -51,7 +52,10 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
 
   const mailer = overrides.mailer ?? createMailSender(createSmtpTransport(config.SMTP_URL), config.MAIL_FROM);
   const handle = createInviteCreatedHandler({
-    dedupe: new RedisDedupeStore(redis, { ttlSeconds: config.DEDUPE_TTL_SECONDS }),
+    dedupe: new RedisDedupeStore(redis, {
+      ttlSeconds: config.DEDUPE_TTL_SECONDS,
+      pendingTtlSeconds: config.DEDUPE_PENDING_TTL_SECONDS,
+    }),
     mailer,
     render: (invite) => renderInviteEmail(invite, { publicBaseUrl: config.PUBLIC_BASE_URL }),
     logger,
@@ -61,7 +65,12 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
   let stopping = false;
   let wake: (() => void) | undefined;
   let joining: Promise<void> | undefined;
-  const http = createHealthServer(() => !stopping && consumer?.isReady() === true);
+  const retryDelayMs = sendRetryDelay({ initialMs: config.RETRY_INITIAL_MS, maxMs: config.RETRY_MAX_MS });
+  // Ready = in the consumer group and delivering: a partition waiting out a mail-server (or Redis) failure makes
+  // /readyz 503 until it delivers again, so an outage shows on the pod; /livez stays 200 (a restart cannot help).
+  const http = createHealthServer(
+    () => !stopping && consumer?.isReady() === true && consumer.retrying().length === 0,
+  );
 
   /** Joins the group, retrying with exponential back-off until it works or the app stops. */
   async function joinGroup(): Promise<void> {
@@ -72,6 +81,7 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
         topics: [inviteCreatedV1.topic],
         logger,
         handle,
+        retryDelayMs,
       });
       consumer = candidate;
       try {

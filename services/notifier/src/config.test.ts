@@ -16,6 +16,9 @@ describe('notifier config', () => {
       MAIL_FROM: 'Flowboard <no-reply@flowboard.local>',
       PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
       DEDUPE_TTL_SECONDS: 604_800,
+      DEDUPE_PENDING_TTL_SECONDS: 120,
+      RETRY_INITIAL_MS: 1_000,
+      RETRY_MAX_MS: 60_000,
       LOG_LEVEL: 'info',
     });
   });

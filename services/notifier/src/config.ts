@@ -14,6 +14,14 @@ export const configSchema = z.object({
   PUBLIC_BASE_URL: env.url().default('http://127.0.0.1:8080'),
   /** How long a sent invite's event id is remembered, so a redelivery sends nothing (default 7 days). */
   DEDUPE_TTL_SECONDS: z.coerce.number().int().min(60).default(604_800),
+  /**
+   * How long a send in progress holds its claim. Longer than any send can take (the SMTP timeouts add up to under
+   * a minute); a notifier that dies mid-send delays that one e-mail by this much, never duplicates it.
+   */
+  DEDUPE_PENDING_TTL_SECONDS: z.coerce.number().int().min(5).default(120),
+  /** A failed send (mail server down, 4xx) pauses its partition: first wait, doubling up to the longest. */
+  RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(1_000),
+  RETRY_MAX_MS: z.coerce.number().int().min(10).default(60_000),
   LOG_LEVEL: env.logLevel(),
 });
 

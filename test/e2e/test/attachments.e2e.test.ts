@@ -1,5 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GATEWAY_URL, api, createProject, signUp, XML_HEADERS, type SignedUp } from './support';
+import {
+  GATEWAY_URL,
+  accessLadderUsers,
+  accessMatrix,
+  api,
+  createProject,
+  signUp,
+  XML_HEADERS,
+  type Callers,
+  type SignedUp,
+} from './support';
 
 /**
  * Attachments through the gateway against real files, PostgreSQL and MinIO (spec "Attachments", api-compat
@@ -10,7 +20,7 @@ jest.setTimeout(60_000);
 
 let owner: SignedUp;
 let reader: SignedUp;
-let stranger: SignedUp;
+let callers: Callers;
 let project: { id: number; name: string };
 let S: string; // /api/v1/projects/{p}/stories/{s}
 
@@ -23,7 +33,10 @@ function form(...files: Array<{ name: string; type: string; data: Uint8Array }>)
   return body;
 }
 
-async function upload(key: string, ...files: Array<{ name: string; type: string; data: Uint8Array }>) {
+async function upload(
+  key: string | undefined,
+  ...files: Array<{ name: string; type: string; data: Uint8Array }>
+) {
   return api(`${S}/attachments`, { method: 'POST', key, body: form(...files) });
 }
 
@@ -37,22 +50,11 @@ async function download(key: string | undefined, id: number, range?: string) {
 
 beforeAll(async () => {
   owner = await signUp('att-owner');
-  reader = await signUp('att-reader');
-  stranger = await signUp('att-stranger');
   project = await createProject(owner.key);
   const P = `/api/v1/projects/${project.id}`;
-  const role = await api(`${P}/roles`, {
-    method: 'POST',
-    key: owner.key,
-    body: { name: 'Readers', access: 'read' },
-  });
-  expect(role.status).toBe(200);
-  const joined = await api(`${P}/roles/${role.json.id}/members`, {
-    method: 'POST',
-    key: owner.key,
-    body: { userName: reader.userName },
-  });
-  expect(joined.status).toBe(200);
+  const ladder = await accessLadderUsers(owner, project.id);
+  callers = ladder.callers;
+  reader = ladder.users.read;
   const story = await api(`${P}/stories`, {
     method: 'POST',
     key: owner.key,
@@ -162,32 +164,35 @@ describe('attachments end to end', () => {
     expect(res.json.type).toBe('urn:flowboard:problem:invalid-filter');
   });
 
-  it('access: Read lists and downloads; ReadWrite uploads, renames, deletes; stranger 404; anonymous 401', async () => {
+  it('access matrix: Read lists, gets and downloads; ReadWrite uploads, renames and deletes', async () => {
     const up = await upload(owner.key, { name: 'x.txt', type: 'text/plain', data: Buffer.from('x') });
     const id = up.json.items[0].id as number;
     const one = `${S}/attachments/${id}`;
-
-    expect(
-      (await upload(reader.key, { name: 'y.txt', type: 'text/plain', data: Buffer.from('y') })).status,
-    ).toBe(403);
-    expect((await api(one, { method: 'PUT', key: reader.key, body: { filename: 'z' } })).status).toBe(403);
-    expect((await api(one, { method: 'DELETE', key: reader.key })).status).toBe(403);
-    expect((await api(one, { key: reader.key })).status).toBe(200);
-    expect((await download(reader.key, id)).res.status).toBe(200);
-
-    for (const request of [
-      api(`${S}/attachments`, { key: stranger.key }),
-      api(one, { key: stranger.key }),
-      api(one, { method: 'DELETE', key: stranger.key }),
-      download(stranger.key, id).then((d) => ({ status: d.res.status })),
-    ]) {
-      expect((await request).status).toBe(404);
-    }
-    expect((await api(`${S}/attachments`)).status).toBe(401);
-    expect((await api(one, { method: 'DELETE' })).status).toBe(401);
-    expect((await download(undefined, id)).res.status).toBe(401);
-    // Still there: none of the refused calls changed anything.
+    const matrix = await accessMatrix(callers, async (key) => {
+      const mine = await upload(key, { name: 'y.txt', type: 'text/plain', data: Buffer.from('y') });
+      // A caller allowed to upload deletes their own file; a refused one tries the owner's (and must fail).
+      const target = mine.status === 200 ? `${S}/attachments/${mine.json.items[0].id}` : one;
+      return [
+        (await api(`${S}/attachments`, { key })).status,
+        (await api(one, { key })).status,
+        (await download(key, id)).res.status,
+        mine.status,
+        (await api(one, { method: 'PUT', key, body: { filename: 'x.txt' } })).status,
+        (await api(target, { method: 'DELETE', key })).status,
+      ];
+    });
+    expect(matrix).toEqual({
+      anonymous: [401, 401, 401, 401, 401, 401],
+      stranger: [404, 404, 404, 404, 404, 404],
+      none: [403, 403, 403, 403, 403, 403],
+      read: [200, 200, 200, 403, 403, 403],
+      readwrite: [200, 200, 200, 200, 200, 200],
+      admin: [200, 200, 200, 200, 200, 200],
+    });
+    // Still there, unchanged, and the uploads allowed were deleted again by their callers.
     expect((await api(one, { key: owner.key })).json.fileName).toBe('x.txt');
+    const left = await api(`${S}/attachments`, { key: owner.key });
+    expect(left.json.items.map((a: { fileName: string }) => a.fileName)).not.toContain('y.txt');
   });
 
   it('an unknown story or attachment is 404', async () => {

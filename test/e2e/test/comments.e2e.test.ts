@@ -1,4 +1,15 @@
-import { api, childNames, createProject, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
+import {
+  accessLadderUsers,
+  accessMatrix,
+  api,
+  childNames,
+  createProject,
+  signUp,
+  sorted,
+  XML_HEADERS,
+  type Callers,
+  type SignedUp,
+} from './support';
 
 /**
  * Comments through the gateway against real boards and membership (spec "Comments", api-compat §5.6): create
@@ -11,28 +22,19 @@ let owner: SignedUp;
 let writer: SignedUp;
 let other: SignedUp;
 let reader: SignedUp;
+let callers: Callers;
 let P: string;
 let S: string;
 
-async function join(member: SignedUp, access: string) {
-  const role = await api(`${P}/roles`, { method: 'POST', key: owner.key, body: { name: access, access } });
-  expect(role.status).toBe(200);
-  const joined = await api(`${P}/roles/${role.json.id}/members`, {
-    method: 'POST',
-    key: owner.key,
-    body: { userName: member.userName },
-  });
-  expect(joined.status).toBe(200);
-}
-
 beforeAll(async () => {
-  [owner, writer, other, reader] = (await Promise.all(
-    ['c-owner', 'c-writer', 'c-other', 'c-reader'].map((p) => signUp(p)),
-  )) as [SignedUp, SignedUp, SignedUp, SignedUp];
-  P = `/api/v1/projects/${(await createProject(owner.key)).id}`;
-  await join(writer, 'readwrite');
-  await join(other, 'readwrite');
-  await join(reader, 'read');
+  [owner, other] = await Promise.all([signUp('c-owner'), signUp('c-other')]);
+  const project = await createProject(owner.key);
+  P = `/api/v1/projects/${project.id}`;
+  const ladder = await accessLadderUsers(owner, project.id);
+  callers = ladder.callers;
+  ({ readwrite: writer, read: reader } = ladder.users);
+  // A second ReadWrite member (the default Members role), to edit and delete someone else's comment.
+  expect((await api(`${P}/members`, { method: 'POST', key: owner.key, body: other.id })).status).toBe(200);
   const story = await api(`${P}/stories`, {
     method: 'POST',
     key: owner.key,
@@ -50,7 +52,7 @@ describe('comments end to end', () => {
     expect(Object.keys(first.json)).toEqual(['id', 'text', 'createTime', 'author']);
     expect(first.json.author).toEqual({
       id: writer.id,
-      name: 'c-writer Tester',
+      name: 'ladder-readwrite Tester',
       userName: writer.userName,
       email: writer.email,
     });
@@ -96,9 +98,31 @@ describe('comments end to end', () => {
     );
   });
 
-  it('validates text; a read member gets 403 on writes; where has no properties', async () => {
+  it('access matrix: Read to read, ReadWrite to write, the author to edit, the author or an admin to delete', async () => {
+    const [edited, deleted] = [await post(owner.key, 'Edit me'), await post(owner.key, 'Delete me')];
+    const status = async (path: string, key: string | undefined, method = 'GET', body?: unknown) =>
+      (await api(path, { key, method, body })).status;
+    // The owner (admin, last in the ladder) wrote both comments: it may edit and delete them, no one else may.
+    const matrix = await accessMatrix(callers, async (key) => [
+      await status(`${S}/comments`, key),
+      await status(`${S}/comments/${edited.json.id}`, key),
+      await status(`${S}/comments`, key, 'POST', {}), // no text
+      await status(`${S}/comments/${edited.json.id}`, key, 'PUT', { text: 'Edited' }),
+      await status(`${S}/comments/999999999`, key, 'DELETE'),
+      await status(`${S}/comments/${deleted.json.id}`, key, 'DELETE'),
+    ]);
+    expect(matrix).toEqual({
+      anonymous: [401, 401, 401, 401, 401, 401],
+      stranger: [404, 404, 404, 404, 404, 404],
+      none: [403, 403, 403, 403, 403, 403],
+      read: [200, 200, 403, 403, 403, 403],
+      readwrite: [200, 200, 400, 403, 404, 403],
+      admin: [200, 200, 400, 200, 404, 200],
+    });
+  });
+
+  it('validates text; where has no properties', async () => {
     expect((await post(owner.key, '  ')).status).toBe(400);
-    expect((await post(reader.key, 'nope')).status).toBe(403);
     const where = await api(`${S}/comments?where=text:x`, { key: owner.key });
     expect(where.status).toBe(400);
     expect((await api(`${P}/stories/99999/comments`, { key: owner.key })).status).toBe(404);

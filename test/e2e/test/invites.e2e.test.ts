@@ -76,21 +76,25 @@ describe('invites', () => {
     expect((await api(`/api/v1/invites/${token}/accept`, { method: 'POST' })).status).toBe(401);
   });
 
-  it('access matrix: Admin for list, get and delete', async () => {
+  it('access matrix: Admin for list, create, get and delete; any key for accept', async () => {
     const { id } = await invite(`m-${Date.now()}@example.test`);
     const callers = await accessLadder(owner, project.id);
     const matrix = await accessMatrix(callers, async (key) => [
       (await api(`${P()}/invites`, { key })).status,
+      // An empty body: 400 shows the access check passed without creating anything.
+      (await api(`${P()}/invites`, { key, method: 'POST', body: {} })).status,
       (await api(`${P()}/invites/${id}`, { key })).status,
       (await api(`${P()}/invites/999999999`, { key, method: 'DELETE' })).status,
+      // An unknown token: 404 for any valid key.
+      (await api(`/api/v1/invites/${'0'.repeat(32)}/accept`, { key, method: 'POST' })).status,
     ]);
     expect(matrix).toEqual({
-      anonymous: [401, 401, 401],
-      stranger: [404, 404, 404],
-      none: [403, 403, 403],
-      read: [403, 403, 403],
-      readwrite: [403, 403, 403],
-      admin: [200, 200, 404],
+      anonymous: [401, 401, 401, 401, 401],
+      stranger: [404, 404, 404, 404, 404],
+      none: [403, 403, 403, 403, 404],
+      read: [403, 403, 403, 403, 404],
+      readwrite: [403, 403, 403, 403, 404],
+      admin: [200, 400, 200, 404, 404],
     });
   });
 });

@@ -1,5 +1,17 @@
 import { uniqueSuffix } from '@flowboard/testing';
-import { api, childNames, createProject, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
+import {
+  accessLadder,
+  accessMatrix,
+  api,
+  childNames,
+  createProject,
+  signUp,
+  sorted,
+  XML_HEADERS,
+  type Caller,
+  type Callers,
+  type SignedUp,
+} from './support';
 
 /**
  * Roles and members through the gateway (spec "Roles and members", api-compat §5.7): shapes in JSON and XML,
@@ -7,13 +19,11 @@ import { api, childNames, createProject, signUp, sorted, XML_HEADERS, type Signe
  */
 jest.setTimeout(60_000);
 
-type Level = 'anonymous' | 'stranger' | 'none' | 'read' | 'readwrite' | 'admin';
-const LEVELS: Level[] = ['anonymous', 'stranger', 'none', 'read', 'readwrite', 'admin'];
-
 let owner: SignedUp;
 let project: { id: number; name: string };
 const P = () => `/api/v1/projects/${project.id}`;
-const callers = new Map<Level, SignedUp | undefined>();
+/** One key per access level (support.ts accessLadder): its roles are Administrators, Members and Readers. */
+let callers: Callers;
 
 async function createRole(name: string, access: string, key = owner.key): Promise<{ id: number }> {
   const res = await api(`${P()}/roles`, { method: 'POST', key, body: { name, access } });
@@ -34,15 +44,8 @@ async function addMember(roleId: number, user: unknown) {
 beforeAll(async () => {
   owner = await signUp('roles-owner');
   project = await createProject(owner.key);
-  callers.set('anonymous', undefined);
-  callers.set('stranger', await signUp('stranger'));
-  for (const level of ['none', 'read', 'readwrite', 'admin'] as const) {
-    const user = await signUp(`roles-${level}`);
-    const role = await createRole(`Level ${level}`, level);
-    const res = await addMember(role.id, user.id);
-    expect(res.status).toBe(200);
-    callers.set(level, user);
-  }
+  callers = await accessLadder(owner, project.id);
+  await createRole('Level read', 'read');
 });
 
 describe('role resources', () => {
@@ -59,8 +62,8 @@ describe('role resources', () => {
     const list = await api(`${P()}/roles?pageSize=2&page=2`, { key: owner.key });
     expect(list.status).toBe(200);
     expect(Object.keys(list.json)).toEqual(['page', 'pageSize', 'totalPages', 'totalItems', 'items']);
-    expect(list.json).toMatchObject({ page: 2, pageSize: 2, totalItems: 7, totalPages: 4 });
-    expect(list.json.items.map((r: { name: string }) => r.name)).toEqual(['Level none', 'Level read']);
+    expect(list.json).toMatchObject({ page: 2, pageSize: 2, totalItems: 5, totalPages: 3 });
+    expect(list.json.items.map((r: { name: string }) => r.name)).toEqual(['Readers', 'Level read']);
 
     const admins = await api(`${P()}/roles?where=name:Administrators`, { key: owner.key });
     expect(admins.json.items).toHaveLength(1);
@@ -77,7 +80,7 @@ describe('role resources', () => {
     const notFilter = await api(`${P()}/roles?where=${encodeURIComponent('not(name:invalid)')}`, {
       key: owner.key,
     });
-    expect(notFilter.json.totalItems).toBe(7);
+    expect(notFilter.json.totalItems).toBe(5);
     const bad = await api(`${P()}/roles?where=colour:red`, { key: owner.key });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ type: 'urn:flowboard:problem:invalid-filter' });
@@ -206,18 +209,18 @@ describe('role resources', () => {
 describe('access matrix of the role endpoints', () => {
   // Allowed admin writes get a body that fails validation (400): access is checked before the body, so 400
   // proves the access check passed without changing anything. Deletes act on a fresh role each time.
-  const expected = (required: 'Read' | 'Admin', allowedStatus = 200): Record<Level, number> => ({
-    anonymous: 401,
-    stranger: 404,
-    none: 403,
-    read: required === 'Read' ? allowedStatus : 403,
-    readwrite: required === 'Read' ? allowedStatus : 403,
-    admin: allowedStatus,
+  const expected = (required: 'Read' | 'Admin', allowedStatus = 200): Record<Caller, number[]> => ({
+    anonymous: [401],
+    stranger: [404],
+    none: [403],
+    read: [required === 'Read' ? allowedStatus : 403],
+    readwrite: [required === 'Read' ? allowedStatus : 403],
+    admin: [allowedStatus],
   });
 
   const cases: Array<{
     name: string;
-    expect: Record<Level, number>;
+    expect: Record<Caller, number[]>;
     request: () => Promise<{ path: string; method?: string; body?: unknown }>;
   }> = [
     { name: 'GET P/roles', expect: expected('Read'), request: async () => ({ path: `${P()}/roles` }) },
@@ -280,17 +283,15 @@ describe('access matrix of the role endpoints', () => {
   ];
 
   it.each(cases)('$name', async ({ expect: wanted, request }) => {
-    const seen: Record<string, number> = {};
-    for (const level of LEVELS) {
+    const matrix = await accessMatrix(callers, async (key) => {
       const { path, method, body } = await request();
-      const res = await api(path, { method, key: callers.get(level)?.key, body });
-      seen[level] = res.status;
-    }
-    expect(seen).toEqual(wanted);
+      return [(await api(path, { method, key, body })).status];
+    });
+    expect(matrix).toEqual(wanted);
   });
 
   it('answers denials in XML too', async () => {
-    const res = await api(`${P()}/roles.xml`, { key: callers.get('none')!.key });
+    const res = await api(`${P()}/roles.xml`, { key: callers.none });
     expect(res.status).toBe(403);
     expect(res.text).toContain('<status>403</status>');
   });

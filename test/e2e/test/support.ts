@@ -1,7 +1,34 @@
-import { apiClient, requireEnv, uniqueSuffix } from '@flowboard/testing';
+import {
+  apiClient,
+  gatewayContract,
+  requireEnv,
+  uniqueSuffix,
+  type ApiClientOptions,
+} from '@flowboard/testing';
 
 export const { GATEWAY_URL, MAILPIT_URL } = requireEnv('GATEWAY_URL', 'MAILPIT_URL');
-export const api = apiClient(GATEWAY_URL);
+
+/**
+ * Checks a response against the gateway's OpenAPI document (`/api/v1/openapi.json`): a JSON body that disagrees
+ * with the documented schema of its operation and status throws, failing the test that made the call.
+ */
+export const checkContract: NonNullable<ApiClientOptions['onResponse']> = async (request, response) => {
+  const problems = (await gatewayContract(GATEWAY_URL)).check({
+    method: request.method,
+    path: request.path,
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    json: response.json,
+    text: response.text,
+  });
+  if (problems.length) throw new Error(`response breaks the OpenAPI document:\n${problems.join('\n')}`);
+};
+
+/** Every e2e call is contract-checked (FLOWBOARD_CONTRACT_CHECK=0 turns it off). */
+export const api = apiClient(
+  GATEWAY_URL,
+  process.env.FLOWBOARD_CONTRACT_CHECK === '0' ? {} : { onResponse: checkContract },
+);
 
 export interface SignedUp {
   id: number;
@@ -61,6 +88,14 @@ export type Callers = Record<Caller, string | undefined>;
  * new read-only role, `readwrite` is in the default Members role; `admin` is the owner.
  */
 export async function accessLadder(owner: SignedUp, projectId: number): Promise<Callers> {
+  return (await accessLadderUsers(owner, projectId)).callers;
+}
+
+/** accessLadder, with the users behind the keys (for tests that also check who did what). */
+export async function accessLadderUsers(
+  owner: SignedUp,
+  projectId: number,
+): Promise<{ callers: Callers; users: Record<'stranger' | 'none' | 'read' | 'readwrite', SignedUp> }> {
   const P = `/api/v1/projects/${projectId}`;
   const [stranger, none, reader, writer] = await Promise.all(
     ['stranger', 'none', 'read', 'readwrite'].map((level) => signUp(`ladder-${level}`)),
@@ -77,12 +112,15 @@ export async function accessLadder(owner: SignedUp, projectId: number): Promise<
   await api(`${P}/roles/${readRole.json.id}/members`, { ...as, method: 'POST', body: reader!.id });
   await api(`${P}/members`, { ...as, method: 'POST', body: writer!.id });
   return {
-    anonymous: undefined,
-    stranger: stranger!.key,
-    none: none!.key,
-    read: reader!.key,
-    readwrite: writer!.key,
-    admin: owner.key,
+    callers: {
+      anonymous: undefined,
+      stranger: stranger!.key,
+      none: none!.key,
+      read: reader!.key,
+      readwrite: writer!.key,
+      admin: owner.key,
+    },
+    users: { stranger: stranger!, none: none!, read: reader!, readwrite: writer! },
   };
 }
 

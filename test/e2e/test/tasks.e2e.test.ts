@@ -1,4 +1,15 @@
-import { api, childNames, createProject, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
+import {
+  accessLadderUsers,
+  accessMatrix,
+  api,
+  childNames,
+  createProject,
+  signUp,
+  sorted,
+  XML_HEADERS,
+  type Callers,
+  type SignedUp,
+} from './support';
 
 /**
  * Tasks through the gateway against real boards and membership (spec "Tasks", api-compat §4.1, §4.2, §5.6):
@@ -10,29 +21,17 @@ jest.setTimeout(60_000);
 let owner: SignedUp;
 let writer: SignedUp;
 let reader: SignedUp;
+let callers: Callers;
 let P: string;
 let S: string;
 
 beforeAll(async () => {
-  [owner, writer, reader] = await Promise.all([
-    signUp('task-owner'),
-    signUp('task-writer'),
-    signUp('task-reader'),
-  ]);
-  P = `/api/v1/projects/${(await createProject(owner.key)).id}`;
-  for (const [member, access] of [
-    [writer, 'readwrite'],
-    [reader, 'read'],
-  ] as const) {
-    const role = await api(`${P}/roles`, { method: 'POST', key: owner.key, body: { name: access, access } });
-    expect(role.status).toBe(200);
-    const joined = await api(`${P}/roles/${role.json.id}/members`, {
-      method: 'POST',
-      key: owner.key,
-      body: { userName: member.userName },
-    });
-    expect(joined.status).toBe(200);
-  }
+  owner = await signUp('task-owner');
+  const project = await createProject(owner.key);
+  P = `/api/v1/projects/${project.id}`;
+  const ladder = await accessLadderUsers(owner, project.id);
+  callers = ladder.callers;
+  ({ readwrite: writer, read: reader } = ladder.users);
   const story = await api(`${P}/stories`, { method: 'POST', key: owner.key, body: { text: 'Tasks story' } });
   expect(story.status).toBe(200);
   S = `${P}/stories/${story.json.id}`;
@@ -56,7 +55,7 @@ describe('tasks end to end', () => {
     expect(b.status).toBe(200);
     expect(b.json.finishedBy).toEqual({
       id: writer.id,
-      name: 'task-writer Tester',
+      name: 'ladder-readwrite Tester',
       userName: writer.userName,
       email: writer.email,
     });
@@ -132,10 +131,34 @@ describe('tasks end to end', () => {
     expect((await api(`${P}/stories/99999/tasks`, { key: owner.key })).status).toBe(404);
   });
 
-  it('a read member may read but not write', async () => {
-    expect((await api(`${S}/tasks`, { key: reader.key })).status).toBe(200);
-    const denied = await api(`${S}/tasks`, { method: 'POST', key: reader.key, body: { text: 'nope' } });
-    expect(denied.status).toBe(403);
+  it('access matrix: Read to read, ReadWrite to write', async () => {
+    const story = await api(`${P}/stories`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'Matrix story', tasks: [{ text: 'only task' }] },
+    });
+    const T = `${P}/stories/${story.json.id}`;
+    const task = (await api(`${T}/tasks`, { key: owner.key })).json.items[0].id as number;
+    const status = async (path: string, key: string | undefined, method = 'GET', body?: unknown) =>
+      (await api(path, { key, method, body })).status;
+    // Writes an allowed caller makes are refused by the body (400) or find nothing (404), after the access check.
+    const matrix = await accessMatrix(callers, async (key) => [
+      await status(`${T}/tasks`, key),
+      await status(`${T}/tasks/${task}`, key),
+      await status(`${T}/tasks`, key, 'POST', {}), // no text
+      await status(`${T}/tasks`, key, 'PUT', []), // must list every task
+      await status(`${T}/tasks/${task}`, key, 'PUT', { status: 'someday' }),
+      await status(`${T}/tasks/999999999`, key, 'DELETE'),
+    ]);
+    expect(matrix).toEqual({
+      anonymous: [401, 401, 401, 401, 401, 401],
+      stranger: [404, 404, 404, 404, 404, 404],
+      none: [403, 403, 403, 403, 403, 403],
+      read: [200, 200, 403, 403, 403, 403],
+      readwrite: [200, 200, 400, 400, 400, 404],
+      admin: [200, 200, 400, 400, 400, 404],
+    });
+    expect((await api(`${T}/tasks`, { key: owner.key })).json.items).toMatchObject([{ text: 'only task' }]);
   });
 
   it('story create with tasks; with=tasks is always an array', async () => {

@@ -2,8 +2,10 @@ import { DomainError } from '@flowboard/service-kit';
 import { optionalId, requirePositiveId } from '../domain/ids';
 import { statusForPhasePosition, stepTypeForStatus } from '../domain/phases';
 import { parseNewStory, type NewStoryInput } from '../domain/story';
+import { parseTagRef } from '../domain/tags';
 import { applyTaskStatus, parseTaskStatus, parseTaskText } from '../domain/tasks';
 import type { BoardsStore, StoryRecord } from './ports';
+import { resolveTagRefs } from './tag-support';
 
 export interface CreateStoryCommand extends NewStoryInput {
   projectId: number;
@@ -15,6 +17,8 @@ export interface CreateStoryCommand extends NewStoryInput {
   creatorId: number;
   /** Tasks created with the story, in order (complete ones are finished by the creator). */
   tasks?: ReadonlyArray<{ text: string; status: string }>;
+  /** Tags applied with the story: `{id}` or `{name}`; unknown names are created in the same transaction. */
+  tags?: ReadonlyArray<{ id: number; name: string }>;
 }
 
 export type CreateStory = (command: CreateStoryCommand) => Promise<StoryRecord>;
@@ -44,6 +48,7 @@ export function makeCreateStory(store: BoardsStore): CreateStory {
         now,
       ),
     }));
+    const tagRefs = (command.tags ?? []).map((t) => parseTagRef(t));
 
     return store.transaction(async (tx) => {
       const id = await tx.boards.allocateStoryId(projectId);
@@ -82,6 +87,7 @@ export function makeCreateStory(store: BoardsStore): CreateStory {
         at: story.createdAt,
       });
       for (const task of tasks) await tx.tasks.append(projectId, id, task);
+      if (tagRefs.length > 0) await tx.tags.link(projectId, id, await resolveTagRefs(tx, projectId, tagRefs));
       return story;
     });
   };

@@ -56,7 +56,7 @@ export interface PhasePlacement {
 }
 
 export interface BoardRepository {
-  /** Inserts the board row; false when it already existed (another call created it). */
+  /** Inserts the board row; false when it already existed (another call created it) or the project was deleted. */
   insertIfAbsent(projectId: number): Promise<boolean>;
   /**
    * Takes the next story id of the project, locking the board row until the transaction ends; undefined when
@@ -65,6 +65,11 @@ export interface BoardRepository {
   allocateStoryId(projectId: number): Promise<number | undefined>;
   /** Locks the board row until the transaction ends (moves, reorders); false when the board does not exist. */
   lock(projectId: number): Promise<boolean>;
+  /**
+   * Deletes the board and everything on it (phases, stories and their children cascade) and records the project
+   * as deleted, so `insertIfAbsent` never creates its board again. False when the project was already recorded.
+   */
+  deleteProject(projectId: number, eventId: string): Promise<boolean>;
 }
 
 /** A project member a filter may name by username or display name (owner:, creator:). */
@@ -248,13 +253,91 @@ export interface CommentRepository {
   delete(projectId: number, storyId: number, commentId: number): Promise<boolean>;
 }
 
+/** An event to publish; written in the caller's transaction (the outbox), so it goes out iff the change commits. */
+export interface OutboxMessage {
+  /** The envelope's id: consumers dedupe by it. */
+  id: string;
+  topic: string;
+  key: string;
+  payload: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Outbox {
+  enqueue(message: OutboxMessage): Promise<void>;
+}
+
+export interface TagRecord {
+  id: number;
+  projectId: number;
+  name: string;
+}
+
+/** A story carrying a tag, as the tag's `stories` enrichment shows it. */
+export interface TaggedStory {
+  tagId: number;
+  storyId: number;
+  text: string;
+}
+
+export interface TagRepository {
+  /** A page by id and the project's tag count. */
+  list(projectId: number, offset: number, limit: number): Promise<{ tags: TagRecord[]; total: number }>;
+  find(projectId: number, tagId: number): Promise<TagRecord | undefined>;
+  /** By name, ignoring case. */
+  findByName(projectId: number, name: string): Promise<TagRecord | undefined>;
+  findByIds(projectId: number, tagIds: readonly number[]): Promise<TagRecord[]>;
+  /** Locks the tag row (FOR NO KEY UPDATE) until the transaction ends; false when there is no such tag. */
+  lock(projectId: number, tagId: number): Promise<boolean>;
+  /** Inserts a tag; a name taken (ignoring case) → Conflict, no board → NotFound. */
+  insert(projectId: number, name: string): Promise<TagRecord>;
+  /** The tag with this name (ignoring case), created when there is none; safe against concurrent creates. */
+  ensure(projectId: number, name: string): Promise<TagRecord>;
+  /** Undefined when there is no such tag; a name taken by another tag → Conflict. */
+  rename(projectId: number, tagId: number, name: string): Promise<TagRecord | undefined>;
+  /** False when there was no such tag. Its links go with it (ON DELETE CASCADE). */
+  delete(projectId: number, tagId: number): Promise<boolean>;
+  /** Locks the story row (FOR NO KEY UPDATE) until the transaction ends; false when there is no such story. */
+  lockStory(projectId: number, storyId: number): Promise<boolean>;
+  /** Which of these story ids exist in the project. */
+  existingStoryIds(projectId: number, storyIds: readonly number[]): Promise<number[]>;
+  /** The ids of the stories carrying the tag. */
+  storyIds(projectId: number, tagId: number): Promise<number[]>;
+  /** `{id, text}` of the stories carrying each of these tags, by tag, then in board order. */
+  storiesOfTags(projectId: number, tagIds: readonly number[]): Promise<TaggedStory[]>;
+  /** A page of the story's tags by id, and their count. */
+  listForStory(
+    projectId: number,
+    storyId: number,
+    offset: number,
+    limit: number,
+  ): Promise<{ tags: TagRecord[]; total: number }>;
+  /** The tags of these stories, by story then tag id. */
+  listForStories(
+    projectId: number,
+    storyIds: readonly number[],
+  ): Promise<Array<{ storyId: number; tag: TagRecord }>>;
+  /** Puts the tags on the story (already there: no-op). */
+  link(projectId: number, storyId: number, tagIds: readonly number[]): Promise<void>;
+  /** Makes `tagIds` exactly the story's tags. */
+  replaceStoryTags(projectId: number, storyId: number, tagIds: readonly number[]): Promise<void>;
+  /** Puts the tag on the stories (already there: no-op). */
+  linkStories(projectId: number, tagId: number, storyIds: readonly number[]): Promise<void>;
+  /** Makes `storyIds` exactly the stories carrying the tag. */
+  replaceTagStories(projectId: number, tagId: number, storyIds: readonly number[]): Promise<void>;
+  /** False when the story did not carry the tag. */
+  unlink(projectId: number, storyId: number, tagId: number): Promise<boolean>;
+}
+
 export interface BoardsRepositories {
   boards: BoardRepository;
+  outbox: Outbox;
   phases: PhaseRepository;
   stories: StoryRepository;
   history: StoryHistoryRepository;
   tasks: TaskRepository;
   comments: CommentRepository;
+  tags: TagRepository;
 }
 
 /** The repositories bound to the pool for reads, plus `transaction` to run several writes atomically. */

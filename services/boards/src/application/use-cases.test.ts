@@ -1,3 +1,4 @@
+import { parseEvent, storyDeletedV1 } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
 import { makeCreateBoard } from './create-board';
 import { makeCreateStory, type CreateStoryCommand } from './create-story';
@@ -21,10 +22,17 @@ import type {
   BoardsRepositories,
   BoardsStore,
   CommentRecord,
+  OutboxMessage,
   PhaseRecord,
   StoryRecord,
+  TagRepository,
   TaskRecord,
 } from './ports';
+
+/** Tags have their own fakes (tag-use-cases.test.ts); the use cases here must not touch them. */
+const tagsNotFakedHere = new Proxy({} as TagRepository, {
+  get: (_target, name) => () => Promise.reject(new Error(`tags.${String(name)} is not faked in this suite`)),
+});
 
 /** An in-memory BoardsStore: enough behaviour to test the use cases' orchestration without I/O. */
 function fakeStore() {
@@ -43,10 +51,18 @@ function fakeStore() {
     all.filter((x) => x.projectId === p && x.storyId === s);
   const now = new Date('2024-05-01T10:00:00.123Z');
 
+  const outbox: OutboxMessage[] = [];
+  const deletedProjects = new Set<number>();
   const repos: BoardsRepositories = {
+    tags: tagsNotFakedHere,
+    outbox: {
+      async enqueue(message) {
+        outbox.push(message);
+      },
+    },
     boards: {
       async insertIfAbsent(projectId) {
-        if (boards.has(projectId)) return false;
+        if (boards.has(projectId) || deletedProjects.has(projectId)) return false;
         boards.set(projectId, { lastStoryId: 0 });
         return true;
       },
@@ -57,6 +73,23 @@ function fakeStore() {
       },
       async lock(projectId) {
         return boards.has(projectId);
+      },
+      async deleteProject(projectId) {
+        boards.delete(projectId);
+        const children: Array<Array<{ projectId: number }>> = [
+          phases,
+          stories,
+          milestones,
+          steps,
+          tasks,
+          comments,
+        ];
+        for (const all of children) {
+          for (let i = all.length - 1; i >= 0; i--) if (all[i]!.projectId === projectId) all.splice(i, 1);
+        }
+        if (deletedProjects.has(projectId)) return false;
+        deletedProjects.add(projectId);
+        return true;
       },
     },
     phases: {
@@ -248,7 +281,7 @@ function fakeStore() {
   };
   // No rollback in the fake: the use cases under test validate before they write.
   const store: BoardsStore = { ...repos, transaction: (work) => work(repos) };
-  return { store, boards, phases, stories, milestones, steps, tasks, comments };
+  return { store, boards, phases, stories, milestones, steps, tasks, comments, outbox };
 }
 
 const command = (over: Partial<CreateStoryCommand> = {}): CreateStoryCommand => ({
@@ -440,13 +473,26 @@ describe('ListStories / DeleteStory', () => {
     expect((await rejection(list({ ...base, where: 'colour:red' }))).message).toMatch(/colour/);
   });
 
-  it('deletes once, then NotFound', async () => {
+  it('deletes once with a story-deleted event in the outbox, then NotFound', async () => {
     const fake = fakeStore();
     await makeCreateBoard(fake.store)(1);
     await makeCreateStory(fake.store)(command());
-    const del = makeDeleteStory(fake.store);
-    await del(1, 1);
-    expect((await rejection(del(1, 1))).kind).toBe('NotFound');
+    let signals = 0;
+    const del = makeDeleteStory(fake.store, () => signals++);
+    await del({ projectId: 1, storyId: 1, deletedBy: 7, requestId: 'r1' });
+    expect(fake.outbox).toHaveLength(1);
+    const message = fake.outbox[0]!;
+    expect(message).toMatchObject({
+      topic: 'boards.story-deleted.v1',
+      key: '1',
+      headers: { 'x-request-id': 'r1' },
+    });
+    const event = parseEvent(storyDeletedV1, JSON.stringify(message.payload));
+    expect(event.id).toBe(message.id);
+    expect(event.data).toMatchObject({ projectId: 1, storyId: 1, deletedBy: 7 });
+    expect(signals).toBe(1);
+    expect((await rejection(del({ projectId: 1, storyId: 1, deletedBy: 7 }))).kind).toBe('NotFound');
+    expect(fake.outbox).toHaveLength(1);
   });
 });
 

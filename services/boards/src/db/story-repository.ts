@@ -5,7 +5,7 @@ import type { StoryColor } from '../domain/color';
 import type { StoryStatus } from '../domain/phases';
 import { compileStoryFilter } from './story-filter-sql';
 
-interface StoryRow {
+export interface StoryRow {
   project_id: number;
   id: number;
   text: string;
@@ -25,10 +25,11 @@ interface StoryRow {
   updated_at: Date;
 }
 
-const COLUMNS = `s.project_id, s.id, s.text, s.details, s.size, s.priority, s.color, s.status, s.blocked_reason,
+/** The story columns with its phase's name, over `stories s JOIN phases p` (also used by story-history-reader). */
+export const COLUMNS = `s.project_id, s.id, s.text, s.details, s.size, s.priority, s.color, s.status, s.blocked_reason,
   s.phase_id, p.name AS phase_name, s.board_position, s.creator_id, s.owner_id, s.deadline, s.created_at, s.updated_at`;
 
-const toStoryRecord = (row: StoryRow): StoryRecord => ({
+export const toStoryRecord = (row: StoryRow): StoryRecord => ({
   projectId: row.project_id,
   id: row.id,
   text: row.text,
@@ -133,26 +134,45 @@ export function storyRepository(db: Queryable): StoryRepository {
     async list(projectId, query) {
       const params: unknown[] = [projectId];
       let where = query.filter ? ` AND ${compileStoryFilter(query.filter, params, query.users)}` : '';
+      let phase = '';
       if (query.phaseId !== undefined) {
         params.push(query.phaseId);
         where += ` AND s.phase_id = $${params.length}`;
+        phase = ` AND w.id = $${params.length}`;
       }
       if (query.ids !== undefined) {
         params.push(query.ids);
         where += ` AND s.id = ANY($${params.length}::int[])`;
       }
-      const from = `FROM stories s JOIN phases p ON p.id = s.phase_id WHERE s.project_id = $1${where}`;
-      // Two statements on the pool may see different snapshots; one statement keeps page and total consistent.
-      const limit = `$${params.length + 1}`;
-      const offset = `$${params.length + 2}`;
+      // Board order is phase position, then board position. Sorting the whole board for each page grows with the
+      // board (a 100,000-story board was a full sort and a full count per request), so the page is cut phase by
+      // phase: count each phase's matches, then read only the phases the window touches, each in
+      // stories_board_order_key order with its own OFFSET/LIMIT; only the page itself (<= limit rows) is sorted.
+      // One statement, so the page and the total come from one snapshot.
+      params.push(query.limit, query.offset);
+      const limit = `$${params.length - 1}::bigint`;
+      const offset = `$${params.length}::bigint`;
+      const matches = `FROM stories s JOIN phases p ON p.id = s.phase_id
+        WHERE s.project_id = $1 AND s.phase_id = w.id${where}`;
+      // Without a filter each phase's count is stored (phases.story_count, kept by triggers); else counted.
+      const unfiltered = query.filter === undefined && query.ids === undefined;
+      const count = unfiltered ? 'w.story_count::bigint' : `(SELECT count(*) ${matches})`;
       const result = await db.query<StoryRow & { total: string | number }>(
-        `WITH total AS (SELECT count(*) AS total ${from})
+        `WITH counts AS MATERIALIZED (
+           SELECT w.id, w.position, ${count} AS n FROM phases w WHERE w.project_id = $1${phase}
+         ), windows AS (
+           SELECT id, position, n, (coalesce(sum(n) OVER (ORDER BY position) - n, 0))::bigint AS before FROM counts
+         ), total AS (SELECT coalesce(sum(n), 0)::bigint AS total FROM counts)
          SELECT page.*, total.total FROM total LEFT JOIN LATERAL (
-           SELECT ${COLUMNS} ${from}
-           ORDER BY p.position, s.board_position
-           LIMIT ${limit} OFFSET ${offset}
+           SELECT x.* FROM windows w CROSS JOIN LATERAL (
+             SELECT ${COLUMNS} ${matches}
+             ORDER BY s.board_position
+             OFFSET greatest(0, ${offset} - w.before) LIMIT ${offset} + ${limit} - greatest(w.before, ${offset})
+           ) x
+           WHERE w.before < ${offset} + ${limit} AND w.before + w.n > ${offset}
+           ORDER BY w.position, x.board_position
          ) page ON true`,
-        [...params, query.limit, query.offset],
+        params,
       );
       const total = Number(result.rows[0]?.total ?? 0);
       const stories = result.rows.filter((r) => r.id !== null).map(toStoryRecord);

@@ -28,9 +28,28 @@ import type { CreateComment } from '../application/create-comment';
 import type { UpdateComment } from '../application/update-comment';
 import type { DeleteComment } from '../application/delete-comment';
 import type { BatchGetStoryComments } from '../application/batch-get-story-comments';
+import type { BatchGetStoryHistory } from '../application/batch-get-story-history';
+import type { BatchGetProjectMetrics } from '../application/batch-get-project-metrics';
+import type { ListOwnedStories } from '../application/list-owned-stories';
+import type { ListTags } from '../application/list-tags';
+import type { GetTag } from '../application/get-tag';
+import type { CreateTag } from '../application/create-tag';
+import type { UpdateTag } from '../application/update-tag';
+import type { DeleteTag } from '../application/delete-tag';
+import type { BatchGetTagStories } from '../application/batch-get-tag-stories';
+import type { ListTagStories } from '../application/list-tag-stories';
+import type { AddTagStory } from '../application/add-tag-story';
+import type { SetTagStories } from '../application/set-tag-stories';
+import type { RemoveTagStory } from '../application/remove-tag-story';
+import type { ListStoryTags } from '../application/list-story-tags';
+import type { AddStoryTag, SetStoryTags } from '../application/set-story-tags';
+import type { BatchGetStoryTags } from '../application/batch-get-story-tags';
 import { toCommentMessage, toPhaseMessage, toStoryMessage, toTaskMessage } from './mappers';
+import { toTagMessage } from './mappers';
+import type { StoryRecord, TagRecord } from '../application/ports';
+import { toProjectMetricsMessage, toStoryHistoryMessage } from './mappers';
 
-export interface BoardsUseCases {
+export interface BoardsUseCases extends TagUseCases {
   createBoard: CreateBoard;
   listPhases: ListPhases;
   createStory: CreateStory;
@@ -59,6 +78,27 @@ export interface BoardsUseCases {
   updateComment: UpdateComment;
   deleteComment: DeleteComment;
   batchGetStoryComments: BatchGetStoryComments;
+  batchGetStoryHistory: BatchGetStoryHistory;
+  batchGetProjectMetrics: BatchGetProjectMetrics;
+  listOwnedStories: ListOwnedStories;
+}
+
+/** Tags (api-compat §5.5). */
+export interface TagUseCases {
+  listTags: ListTags;
+  getTag: GetTag;
+  createTag: CreateTag;
+  updateTag: UpdateTag;
+  deleteTag: DeleteTag;
+  batchGetTagStories: BatchGetTagStories;
+  listTagStories: ListTagStories;
+  addTagStory: AddTagStory;
+  setTagStories: SetTagStories;
+  removeTagStory: RemoveTagStory;
+  listStoryTags: ListStoryTags;
+  addStoryTag: AddStoryTag;
+  setStoryTags: SetStoryTags;
+  batchGetStoryTags: BatchGetStoryTags;
 }
 
 /** The request's fields named in `update_mask`, as an UpdateStoryCommand (unknown names are ignored). */
@@ -86,6 +126,7 @@ export function updateCommand(
 /** gRPC request → use case → response. Errors are mapped by `unary` through service-kit's one table. */
 export function boardsHandlers(logger: Logger, useCases: BoardsUseCases): boards.BoardsServiceHandlers {
   return {
+    ...tagHandlers(logger, useCases),
     CreateBoard: unary(
       logger,
       async (request: boards.CreateBoardRequest__Output): Promise<boards.CreateBoardResponse> => {
@@ -117,6 +158,7 @@ export function boardsHandlers(logger: Logger, useCases: BoardsUseCases): boards
           deadline: request.deadline,
           creatorId: requireUser(ctx),
           tasks: request.tasks.map((t) => ({ text: t.text, status: t.status })),
+          tags: request.tags.map((t) => ({ id: t.id, name: t.name })),
         });
         return { story: toStoryMessage(story) };
       },
@@ -154,8 +196,13 @@ export function boardsHandlers(logger: Logger, useCases: BoardsUseCases): boards
 
     DeleteStory: unary(
       logger,
-      async (request: boards.DeleteStoryRequest__Output): Promise<boards.DeleteStoryResponse> => {
-        await useCases.deleteStory(request.project_id, request.story_id);
+      async (request: boards.DeleteStoryRequest__Output, ctx): Promise<boards.DeleteStoryResponse> => {
+        await useCases.deleteStory({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          deletedBy: requireUser(ctx),
+          requestId: ctx.requestId,
+        });
         return {};
       },
     ),
@@ -422,6 +469,252 @@ export function boardsHandlers(logger: Logger, useCases: BoardsUseCases): boards
           stories: [...byStory].map(([storyId, comments]) => ({
             story_id: storyId,
             comments: comments.map(toCommentMessage),
+          })),
+        };
+      },
+    ),
+
+    BatchGetStoryHistory: unary(
+      logger,
+      async (
+        request: boards.BatchGetStoryHistoryRequest__Output,
+      ): Promise<boards.BatchGetStoryHistoryResponse> => {
+        const byStory = await useCases.batchGetStoryHistory(request.project_id, request.story_ids, {
+          milestones: request.milestones,
+          steps: request.steps,
+          metrics: request.metrics,
+        });
+        return { stories: [...byStory].map(([storyId, history]) => toStoryHistoryMessage(storyId, history)) };
+      },
+    ),
+
+    BatchGetProjectMetrics: unary(
+      logger,
+      async (
+        request: boards.BatchGetProjectMetricsRequest__Output,
+      ): Promise<boards.BatchGetProjectMetricsResponse> => {
+        const byProject = await useCases.batchGetProjectMetrics(request.project_ids);
+        return {
+          projects: [...byProject].map(([projectId, metrics]) => toProjectMetricsMessage(projectId, metrics)),
+        };
+      },
+    ),
+
+    ListOwnedStories: unary(
+      logger,
+      async (request: boards.ListOwnedStoriesRequest__Output): Promise<boards.ListOwnedStoriesResponse> => {
+        const { stories, total } = await useCases.listOwnedStories({
+          ownerId: request.owner_id,
+          projectIds: request.project_ids,
+          where: request.where,
+          page: request.page,
+          pageSize: request.page_size,
+          all: request.all,
+        });
+        return { stories: stories.map(toStoryMessage), total_items: total };
+      },
+    ),
+  };
+}
+
+// ---- Tags (helper 1) ----
+
+type TagHandlerNames =
+  | 'ListTags'
+  | 'GetTag'
+  | 'CreateTag'
+  | 'UpdateTag'
+  | 'DeleteTag'
+  | 'BatchGetTagStories'
+  | 'ListTagStories'
+  | 'AddTagStory'
+  | 'SetTagStories'
+  | 'RemoveTagStory'
+  | 'ListStoryTags'
+  | 'AddStoryTag'
+  | 'SetStoryTags'
+  | 'RemoveStoryTag'
+  | 'BatchGetStoryTags';
+
+/** The tag RPCs: request → tag use case → response. */
+function tagHandlers(
+  logger: Logger,
+  useCases: TagUseCases,
+): Pick<boards.BoardsServiceHandlers, TagHandlerNames> {
+  const storyPage = ({
+    stories,
+    total,
+  }: {
+    stories: StoryRecord[];
+    total: number;
+  }): boards.TagStoriesResponse => ({
+    stories: stories.map(toStoryMessage),
+    total_items: total,
+  });
+  const tagPage = ({ tags, total }: { tags: TagRecord[]; total: number }): boards.StoryTagsResponse => ({
+    tags: tags.map(toTagMessage),
+    total_items: total,
+  });
+  return {
+    ListTags: unary(logger, async (r: boards.ListTagsRequest__Output): Promise<boards.ListTagsResponse> => {
+      const { tags, total } = await useCases.listTags({
+        projectId: r.project_id,
+        where: r.where,
+        page: r.page,
+        pageSize: r.page_size,
+      });
+      return { tags: tags.map(toTagMessage), total_items: total };
+    }),
+
+    GetTag: unary(logger, async (r: boards.GetTagRequest__Output): Promise<boards.GetTagResponse> => ({
+      tag: toTagMessage(await useCases.getTag(r.project_id, r.tag)),
+    })),
+
+    CreateTag: unary(
+      logger,
+      async (r: boards.CreateTagRequest__Output): Promise<boards.CreateTagResponse> => ({
+        tag: toTagMessage(await useCases.createTag(r.project_id, r.name)),
+      }),
+    ),
+
+    UpdateTag: unary(
+      logger,
+      async (r: boards.UpdateTagRequest__Output): Promise<boards.UpdateTagResponse> => ({
+        tag: toTagMessage(
+          await useCases.updateTag({
+            projectId: r.project_id,
+            tag: r.tag,
+            name: r.update_mask.includes('name') ? r.name : undefined,
+          }),
+        ),
+      }),
+    ),
+
+    DeleteTag: unary(
+      logger,
+      async (r: boards.DeleteTagRequest__Output): Promise<boards.DeleteTagResponse> => {
+        await useCases.deleteTag(r.project_id, r.tag);
+        return {};
+      },
+    ),
+
+    BatchGetTagStories: unary(
+      logger,
+      async (r: boards.BatchGetTagStoriesRequest__Output): Promise<boards.BatchGetTagStoriesResponse> => {
+        const byTag = await useCases.batchGetTagStories(r.project_id, r.tag_ids);
+        return { tags: [...byTag].map(([tagId, stories]) => ({ tag_id: tagId, stories })) };
+      },
+    ),
+
+    ListTagStories: unary(
+      logger,
+      async (r: boards.ListTagStoriesRequest__Output): Promise<boards.TagStoriesResponse> =>
+        storyPage(
+          await useCases.listTagStories({
+            projectId: r.project_id,
+            tag: r.tag,
+            where: r.where,
+            page: r.page,
+            pageSize: r.page_size,
+            users: r.users,
+          }),
+        ),
+    ),
+
+    AddTagStory: unary(
+      logger,
+      async (r: boards.AddTagStoryRequest__Output): Promise<boards.TagStoriesResponse> =>
+        storyPage(
+          await useCases.addTagStory({
+            projectId: r.project_id,
+            tag: r.tag,
+            storyId: r.story_id,
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    SetTagStories: unary(
+      logger,
+      async (r: boards.SetTagStoriesRequest__Output): Promise<boards.TagStoriesResponse> =>
+        storyPage(
+          await useCases.setTagStories({
+            projectId: r.project_id,
+            tag: r.tag,
+            storyIds: r.story_ids,
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    RemoveTagStory: unary(
+      logger,
+      async (r: boards.RemoveTagStoryRequest__Output): Promise<boards.RemoveTagStoryResponse> => {
+        await useCases.removeTagStory({ projectId: r.project_id, tag: r.tag, storyId: r.story_id });
+        return {};
+      },
+    ),
+
+    ListStoryTags: unary(
+      logger,
+      async (r: boards.ListStoryTagsRequest__Output): Promise<boards.StoryTagsResponse> =>
+        tagPage(
+          await useCases.listStoryTags({
+            projectId: r.project_id,
+            storyId: r.story_id,
+            where: r.where,
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    AddStoryTag: unary(
+      logger,
+      async (r: boards.AddStoryTagRequest__Output): Promise<boards.StoryTagsResponse> =>
+        tagPage(
+          await useCases.addStoryTag({
+            projectId: r.project_id,
+            storyId: r.story_id,
+            tags: [{ id: r.tag?.id ?? 0, name: r.tag?.name ?? '' }],
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    SetStoryTags: unary(
+      logger,
+      async (r: boards.SetStoryTagsRequest__Output): Promise<boards.StoryTagsResponse> =>
+        tagPage(
+          await useCases.setStoryTags({
+            projectId: r.project_id,
+            storyId: r.story_id,
+            tags: r.tags.map((t) => ({ id: t.id, name: t.name })),
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    RemoveStoryTag: unary(
+      logger,
+      async (r: boards.RemoveStoryTagRequest__Output): Promise<boards.RemoveStoryTagResponse> => {
+        await useCases.removeTagStory({ projectId: r.project_id, tag: r.tag, storyId: r.story_id });
+        return {};
+      },
+    ),
+
+    BatchGetStoryTags: unary(
+      logger,
+      async (r: boards.BatchGetStoryTagsRequest__Output): Promise<boards.BatchGetStoryTagsResponse> => {
+        const byStory = await useCases.batchGetStoryTags(r.project_id, r.story_ids);
+        return {
+          stories: [...byStory].map(([storyId, tags]) => ({
+            story_id: storyId,
+            tags: tags.map(toTagMessage),
           })),
         };
       },

@@ -3,12 +3,12 @@ import { createPool, migrate } from '@flowboard/pg-kit';
 import { loadBoardsProto, type boards } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
 import { requireEnv } from '@flowboard/testing';
-import { createApp, type BoardsApp } from '../../src/app';
+import { createApp, type BoardsApp, type BoardsAppOptions } from '../../src/app';
 import { loadBoardsConfig } from '../../src/config';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
 
 // Real PostgreSQL (schema `boards`, role `boards`), the real gRPC server on port 0, a real client.
-const { BOARDS_DATABASE_URL } = requireEnv('BOARDS_DATABASE_URL');
+export const { BOARDS_DATABASE_URL, KAFKA_BROKERS } = requireEnv('BOARDS_DATABASE_URL', 'KAFKA_BROKERS');
 
 let app: BoardsApp;
 let client: boards.BoardsServiceClient;
@@ -21,17 +21,25 @@ export const admin = createPool({
   max: 2,
 });
 
-/** Registers the suite's hooks: migrate (twice: it is idempotent), boot the service, and tear down. */
-export function useBoardsService(): void {
+/** The app under test (after the suite's beforeAll). */
+export const boardsApp = (): BoardsApp => app;
+
+/**
+ * Registers the suite's hooks: migrate (twice: it is idempotent), boot the service, and tear down. No event
+ * consumer unless the suite asks for one (its own group, so the stack's boards service does not share its work).
+ */
+export function useBoardsService(options: BoardsAppOptions = { consumerGroup: false }): void {
   beforeAll(async () => {
     await migrate(admin, { schema: 'boards', dir: MIGRATIONS_DIR });
     await migrate(admin, { schema: 'boards', dir: MIGRATIONS_DIR });
     const config = loadBoardsConfig({
       DATABASE_URL: BOARDS_DATABASE_URL,
+      KAFKA_BROKERS,
+      OUTBOX_INTERVAL_MS: '100',
       GRPC_PORT: '0',
       LOG_LEVEL: 'silent',
     });
-    app = createApp(config, createLogger('boards-test', 'silent'));
+    app = createApp(config, createLogger('boards-test', process.env.LOG_LEVEL ?? 'silent'), options);
     const port = await app.start();
     const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
     client = new BoardsService(`127.0.0.1:${port}`, grpc.credentials.createInsecure());

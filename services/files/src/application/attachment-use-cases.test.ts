@@ -16,6 +16,7 @@ const record = (id: number, over: Partial<AttachmentRecord> = {}): AttachmentRec
   token: String(id).padStart(32, '0'),
   objectKey: `1/2/${String(id).padStart(32, '0')}`,
   createdBy: 7,
+  accountId: 7,
   createdAt: new Date(0),
   ...over,
 });
@@ -29,7 +30,9 @@ function fakes() {
   const mine = (p: number, s: number, id: number) =>
     rows.find((r) => r.projectId === p && r.storyId === s && r.id === id);
   const attachments: AttachmentRepository = {
-    insertMany: async () => [],
+    commitUpload: async () => [],
+    deleteScope: async () => [],
+    existingKeys: async () => new Set(),
     listByStory: async (p, s) => rows.filter((r) => r.projectId === p && r.storyId === s),
     find: async (p, s, id) => mine(p, s, id),
     async rename(p, s, id, fileName) {
@@ -56,6 +59,9 @@ function fakes() {
       if (failRemove) throw new Error('store down');
       objects.delete(key);
     },
+    listObjects: async function* () {},
+    listIncompleteUploads: async function* () {},
+    abortIncompleteUpload: async () => undefined,
   };
   const logger = { warn: (details: object, message: string) => void warnings.push({ details, message }) };
   return {

@@ -12,14 +12,20 @@ export interface AttachmentRecord {
   token: string;
   objectKey: string;
   createdBy: number;
+  /** The account whose quota the bytes count against; null for rows stored before quotas existed. */
+  accountId: number | null;
   createdAt: Date;
 }
 
 export type NewAttachment = Omit<AttachmentRecord, 'id' | 'createdAt'>;
 
 export interface AttachmentRepository {
-  /** Inserts all rows atomically (one statement) and returns them in the given order. */
-  insertMany(attachments: readonly NewAttachment[]): Promise<AttachmentRecord[]>;
+  /**
+   * In one transaction: inserts all rows, turns the upload's reservation into usage (its actual bytes) and ends
+   * the reservation. Rejects with NotFound when the project or story was deleted meanwhile, and with
+   * Unavailable when the reservation no longer exists (it expired); nothing is recorded then.
+   */
+  commitUpload(reservationId: number, attachments: readonly NewAttachment[]): Promise<AttachmentRecord[]>;
   /** A story's attachments by id. */
   listByStory(projectId: number, storyId: number): Promise<AttachmentRecord[]>;
   /** Undefined when absent or when it belongs to another project or story. */
@@ -31,8 +37,50 @@ export interface AttachmentRepository {
     attachmentId: number,
     fileName: string,
   ): Promise<AttachmentRecord | undefined>;
-  /** Deletes the row and returns it (for its object key); undefined when absent or elsewhere. */
+  /** Deletes the row, frees its bytes, and returns it (for its object key); undefined when absent or elsewhere. */
   delete(projectId: number, storyId: number, attachmentId: number): Promise<AttachmentRecord | undefined>;
+  /**
+   * Records the project (or, with a story id, the story) as deleted, so no upload in flight commits into it
+   * later, then deletes its rows and frees their bytes, in one transaction. Answers the deleted rows' object
+   * keys. Idempotent.
+   */
+  deleteScope(projectId: number, storyId?: number): Promise<string[]>;
+  /** Which of these object keys have a committed row. */
+  existingKeys(keys: readonly string[]): Promise<Set<string>>;
+}
+
+/** An account's storage, in bytes: committed attachments and uploads in flight. */
+export interface StorageUsage {
+  usedBytes: number;
+  reservedBytes: number;
+}
+
+/**
+ * The quota ledger. Every change is one conditional statement on the account's row, so concurrent uploads can
+ * never take the account past its limit together.
+ */
+export interface QuotaStore {
+  /** Reserves `bytes` for an upload when used + reserved + bytes <= limit: the reservation id, else undefined. */
+  reserve(
+    accountId: number,
+    limitBytes: number,
+    bytes: number,
+    ttlSeconds: number,
+  ): Promise<number | undefined>;
+  /** Adds `bytes` to a reservation under the same rule; 'gone' when the reservation expired meanwhile. */
+  grow(
+    reservationId: number,
+    limitBytes: number,
+    bytes: number,
+    ttlSeconds: number,
+  ): Promise<'ok' | 'over-limit' | 'gone'>;
+  /** Pushes the expiry forward (an upload still streaming); false when the reservation is gone. */
+  renew(reservationId: number, ttlSeconds: number): Promise<boolean>;
+  /** Gives a reservation's bytes back (a failed upload). Idempotent. */
+  release(reservationId: number): Promise<void>;
+  /** Gives back every expired reservation's bytes (uploads whose process died); answers how many. */
+  releaseExpired(): Promise<number>;
+  usage(accountId: number): Promise<StorageUsage>;
 }
 
 /** Object storage for the bytes. Keys are opaque to it; content is streamed, never held whole. */
@@ -52,6 +100,23 @@ export interface BlobStore {
   getStream(key: string, range?: { start: number; end: number }): Promise<{ stream: Readable; size: number }>;
   /** Deleting a missing key is not an error. */
   remove(key: string): Promise<void>;
+  /** Every stored object, page by page (the sweeper). */
+  listObjects(): AsyncIterable<StoredObject[]>;
+  /** Multipart uploads never completed nor aborted (a process died mid-upload). */
+  listIncompleteUploads(): AsyncIterable<IncompleteUpload>;
+  /** Aborts an incomplete multipart upload, freeing its parts. */
+  abortIncompleteUpload(upload: IncompleteUpload): Promise<void>;
+}
+
+export interface StoredObject {
+  key: string;
+  lastModified: Date;
+}
+
+export interface IncompleteUpload {
+  key: string;
+  uploadId: string;
+  initiated: Date;
 }
 
 export class BlobNotFoundError extends Error {

@@ -1,9 +1,44 @@
 import { DomainError } from '@flowboard/service-kit';
-import type { AttachmentRecord, AttachmentRepository, BlobStore, IncomingFile, NewAttachment } from './ports';
-import { makeUploadAttachments } from './upload-attachments';
+import type {
+  AttachmentRecord,
+  AttachmentRepository,
+  BlobStore,
+  IncomingFile,
+  NewAttachment,
+  QuotaStore,
+} from './ports';
+import { makeUploadAttachments, type UploadAttachmentsCommand } from './upload-attachments';
 
-/** In-memory blob store and repository: the use case's all-or-nothing rules without I/O. */
-function fakes() {
+const ACCOUNT = 7;
+
+/** In-memory blob store, repository and quota ledger: the use case's all-or-nothing rules without I/O. */
+function fakes(options: { growStepBytes?: number } = {}) {
+  const ledger = { used: 0, reserved: 0 };
+  const reservations = new Map<number, number>();
+  let nextReservation = 1;
+  const quota: QuotaStore = {
+    async reserve(_account, limit, bytes) {
+      if (ledger.used + ledger.reserved + bytes > limit) return undefined;
+      ledger.reserved += bytes;
+      reservations.set(nextReservation, bytes);
+      return nextReservation++;
+    },
+    async grow(id, limit, bytes) {
+      const held = reservations.get(id);
+      if (held === undefined) return 'gone';
+      if (ledger.used + ledger.reserved + bytes > limit) return 'over-limit';
+      ledger.reserved += bytes;
+      reservations.set(id, held + bytes);
+      return 'ok';
+    },
+    renew: async (id) => reservations.has(id),
+    async release(id) {
+      ledger.reserved -= reservations.get(id) ?? 0;
+      reservations.delete(id);
+    },
+    releaseExpired: async () => 0,
+    usage: async () => ({ usedBytes: ledger.used, reservedBytes: ledger.reserved }),
+  };
   const objects = new Map<string, { bytes: Buffer; contentType: string }>();
   const rows: AttachmentRecord[] = [];
   const warnings: string[] = [];
@@ -24,14 +59,26 @@ function fakes() {
       if (failRemove) throw new Error('store down');
       objects.delete(key);
     },
+    listObjects: async function* () {},
+    listIncompleteUploads: async function* () {},
+    abortIncompleteUpload: async () => undefined,
   };
   const attachments: AttachmentRepository = {
-    async insertMany(list: readonly NewAttachment[]) {
+    async commitUpload(reservationId, list: readonly NewAttachment[]) {
       if (failInsert) throw new Error('database down');
+      const held = reservations.get(reservationId);
+      if (held === undefined) throw new Error('reservation gone');
+      const actual = list.reduce((sum, a) => sum + a.sizeBytes, 0);
+      if (actual > held) throw new Error('stored more than reserved');
+      reservations.delete(reservationId);
+      ledger.reserved -= held;
+      ledger.used += actual;
       const created = list.map((a) => ({ ...a, id: nextId++, createdAt: new Date() }));
       rows.push(...created);
       return created;
     },
+    deleteScope: async () => [],
+    existingKeys: async () => new Set(),
     async listByStory() {
       return rows;
     },
@@ -48,9 +95,28 @@ function fakes() {
   const logger = { warn: (_details: object, message: string) => void warnings.push(message) };
   let tokens = 0;
   const newToken = () => (++tokens).toString(16).padStart(32, '0');
-  const upload = makeUploadAttachments({ blobs, attachments, logger, newToken });
+  const uploadWith = makeUploadAttachments({
+    blobs,
+    attachments,
+    quota,
+    reservations: { ttlSeconds: 60, growStepBytes: options.growStepBytes ?? 4 },
+    logger,
+    newToken,
+  });
+  /** Unless a test says otherwise: a roomy limit, and a chunked body (no upper bound known). */
+  const upload = (
+    command: Omit<UploadAttachmentsCommand, 'account' | 'maxTotalBytes'> &
+      Partial<Pick<UploadAttachmentsCommand, 'account' | 'maxTotalBytes'>>,
+  ) =>
+    uploadWith({
+      account: { accountId: ACCOUNT, limitBytes: 1_000_000 },
+      maxTotalBytes: undefined,
+      ...command,
+    });
   return {
     upload,
+    ledger,
+    reservations,
     objects,
     rows,
     warnings,
@@ -165,6 +231,91 @@ describe('UploadAttachments', () => {
     const { upload } = fakes();
     await expect(upload({ projectId: 0, storyId: 1, userId: 1, files: files() })).rejects.toMatchObject({
       kind: 'InvalidArgument',
+    });
+  });
+
+  describe('storage quota', () => {
+    const account = (limitBytes: number) => ({ accountId: ACCOUNT, limitBytes });
+
+    it('reserves the request bound up front and turns it into the bytes actually stored', async () => {
+      const { upload, ledger, reservations } = fakes();
+      const created = await upload({
+        projectId: 1,
+        storyId: 1,
+        userId: 1,
+        account: account(100),
+        maxTotalBytes: 50,
+        files: files(file('a', 'text/plain', bytes('abc')), file('b', 'text/plain', bytes('de'))),
+      });
+      expect(created.map((a) => a.accountId)).toEqual([ACCOUNT, ACCOUNT]);
+      expect(ledger).toEqual({ used: 5, reserved: 0 });
+      expect(reservations.size).toBe(0);
+    });
+
+    it('refuses an upload whose bound does not fit (402) before storing anything', async () => {
+      const { upload, ledger, objects, rows } = fakes();
+      ledger.used = 60;
+      const error = await upload({
+        projectId: 1,
+        storyId: 1,
+        userId: 1,
+        account: account(100),
+        maxTotalBytes: 41,
+        files: files(file('a', 'text/plain', bytes('abc'))),
+      }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ kind: 'PlanLimitExceeded', problem: 'plan-limit' });
+      expect(objects.size + rows.length).toBe(0);
+      expect(ledger).toEqual({ used: 60, reserved: 0 });
+    });
+
+    it('grows the reservation ahead of a chunked body, exactly up to the limit', async () => {
+      const { upload, ledger } = fakes({ growStepBytes: 4 });
+      const created = await upload({
+        projectId: 1,
+        storyId: 1,
+        userId: 1,
+        account: account(10),
+        files: files(file('a', 'text/plain', bytes('abc', 'defg', 'hij'))),
+      });
+      expect(created[0]!.sizeBytes).toBe(10);
+      expect(ledger).toEqual({ used: 10, reserved: 0 });
+    });
+
+    it('stops a chunked body at the limit (402), removes what it wrote and gives the space back', async () => {
+      const { upload, ledger, objects, rows } = fakes({ growStepBytes: 4 });
+      const error = await upload({
+        projectId: 1,
+        storyId: 1,
+        userId: 1,
+        account: account(10),
+        files: files(file('a', 'text/plain', bytes('abcdef')), file('b', 'text/plain', bytes('ghijk'))),
+      }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ kind: 'PlanLimitExceeded' });
+      expect(objects.size + rows.length).toBe(0);
+      expect(ledger).toEqual({ used: 0, reserved: 0 });
+    });
+
+    it('gives the reservation back when the rows cannot be recorded', async () => {
+      const { upload, ledger, failInsert } = fakes();
+      failInsert();
+      await expect(
+        upload({
+          projectId: 1,
+          storyId: 1,
+          userId: 1,
+          maxTotalBytes: 30,
+          files: files(file('a', 'text/plain', bytes('a'))),
+        }),
+      ).rejects.toThrow('database down');
+      expect(ledger).toEqual({ used: 0, reserved: 0 });
+    });
+
+    it('reserves nothing for a request without files', async () => {
+      const { upload, reservations } = fakes();
+      await expect(
+        upload({ projectId: 1, storyId: 1, userId: 1, maxTotalBytes: 30, files: files() }),
+      ).rejects.toMatchObject({ kind: 'InvalidArgument' });
+      expect(reservations.size).toBe(0);
     });
   });
 });

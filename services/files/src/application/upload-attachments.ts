@@ -7,13 +7,22 @@ import type {
   BlobStore,
   IncomingFile,
   NewAttachment,
+  QuotaStore,
   WarnLogger,
 } from './ports';
+import { Reservation, type ReservationOptions, type UploadAccount } from './reservation';
 
 export interface UploadAttachmentsCommand {
   projectId: number;
   storyId: number;
   userId: number;
+  /** Whose quota the bytes count against, and its limit. */
+  account: UploadAccount;
+  /**
+   * An upper bound on the files' total size when the request has a Content-Length (the body minus the least
+   * multipart framing), reserved whole before the first byte is stored; undefined for a chunked body.
+   */
+  maxTotalBytes: number | undefined;
   /** The request's file parts, in order; each part's content must be consumed before the next one arrives. */
   files: AsyncIterable<IncomingFile>;
 }
@@ -23,6 +32,8 @@ export type UploadAttachments = (command: UploadAttachmentsCommand) => Promise<A
 export interface UploadAttachmentsDeps {
   blobs: BlobStore;
   attachments: AttachmentRepository;
+  quota: QuotaStore;
+  reservations: ReservationOptions;
   logger: WarnLogger;
   newToken?: () => string;
 }
@@ -32,22 +43,35 @@ export interface UploadAttachmentsDeps {
  * (bytes counted on the way), and the rows are inserted together at the end. If anything fails — a part over
  * the size limit, a malformed body, the store or the database — every object this request wrote is removed
  * and no row exists. The gateway has already authorised the caller and checked that the story exists.
+ *
+ * Quota: space is reserved when the first file part arrives (after the body proved to be multipart, before any
+ * byte is stored) and grown ahead of the bytes if needed; over the limit → PlanLimitExceeded (402). The commit
+ * turns the reservation into usage in the rows' transaction; any failure gives it back.
  */
 export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttachments {
   const newToken = deps.newToken ?? newAttachmentToken;
-  return async ({ projectId: rawProjectId, storyId: rawStoryId, userId, files }) => {
+  return async ({ projectId: rawProjectId, storyId: rawStoryId, userId, account, maxTotalBytes, files }) => {
     const projectId = requirePositiveId('project_id', rawProjectId);
     const storyId = requirePositiveId('story_id', rawStoryId);
     const written: string[] = []; // every key we started writing, including a failed one (removal is idempotent)
+    let reservation: Reservation | undefined;
     try {
       const stored: NewAttachment[] = [];
+      const total = { bytes: 0 };
       for await (const file of files) {
+        reservation ??= await Reservation.open(
+          deps.quota,
+          account,
+          maxTotalBytes ?? 0,
+          deps.reservations,
+          deps.logger,
+        );
         const token = newToken();
         const key = objectKey(projectId, storyId, token);
         const contentType = normalizeContentType(file.contentType);
         const counter = { bytes: 0 };
         written.push(key);
-        await deps.blobs.putStream(key, countBytes(file.content, counter), contentType);
+        await deps.blobs.putStream(key, metered(file.content, counter, total, reservation), contentType);
         stored.push({
           projectId,
           storyId,
@@ -57,9 +81,10 @@ export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttach
           token,
           objectKey: key,
           createdBy: userId,
+          accountId: account.accountId,
         });
       }
-      if (stored.length === 0) {
+      if (stored.length === 0 || !reservation) {
         throw new DomainError(
           'InvalidArgument',
           'No file in the request: send one or more files as multipart/form-data.',
@@ -68,20 +93,26 @@ export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttach
           },
         );
       }
-      return await deps.attachments.insertMany(stored);
+      reservation.close();
+      return await deps.attachments.commitUpload(reservation.id, stored);
     } catch (err) {
-      await removeAll(deps, written);
+      await Promise.all([removeAll(deps, written), reservation?.release()]);
       throw err;
     }
   };
 }
 
-async function* countBytes(
+/** Counts each file's and the request's bytes, and has them reserved before they go on to the store. */
+async function* metered(
   content: AsyncIterable<Uint8Array>,
-  counter: { bytes: number },
+  file: { bytes: number },
+  request: { bytes: number },
+  reservation: Reservation,
 ): AsyncGenerator<Uint8Array> {
   for await (const chunk of content) {
-    counter.bytes += chunk.byteLength;
+    await reservation.cover(request.bytes + chunk.byteLength);
+    file.bytes += chunk.byteLength;
+    request.bytes += chunk.byteLength;
     yield chunk;
   }
 }

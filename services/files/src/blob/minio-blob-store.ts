@@ -1,5 +1,5 @@
 import * as Minio from 'minio';
-import { BlobNotFoundError, type BlobStore } from '../application/ports';
+import { BlobNotFoundError, type BlobStore, type StoredObject } from '../application/ports';
 
 export interface MinioBlobStoreOptions {
   /** e.g. http://127.0.0.1:59000 */
@@ -14,6 +14,8 @@ export interface MinioBlobStoreOptions {
 
 const MIN_PART_SIZE = 5 * 1024 * 1024;
 const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
+/** Objects per page handed to the sweeper (one database lookup each). */
+const LIST_PAGE = 500;
 const NOT_FOUND_CODES = new Set(['NoSuchKey', 'NotFound', 'NoSuchObject']);
 const BUCKET_EXISTS_CODES = new Set(['BucketAlreadyOwnedByYou', 'BucketAlreadyExists']);
 
@@ -58,15 +60,14 @@ export function createMinioBlobStore(options: MinioBlobStoreOptions): BlobStore 
 
     async putStream(key, content, contentType) {
       const headers = { 'Content-Type': contentType };
-      let pending: Uint8Array[] = [];
-      let pendingBytes = 0;
+      // One part-sized buffer per upload, filled from the source and reused for every part: memory stays flat at
+      // one part, with no per-part allocation or concatenation copy for the garbage collector to catch up with.
+      let buffer: Buffer | undefined;
+      let filled = 0;
       let uploadId: string | undefined;
       const parts: Array<{ part: number; etag: string }> = [];
 
-      const sendPart = async () => {
-        const body = Buffer.concat(pending, pendingBytes);
-        pending = [];
-        pendingBytes = 0;
+      const sendPart = async (body: Buffer) => {
         uploadId ??= await client.initiateNewMultipartUpload(bucket, key, headers);
         const part = parts.length + 1;
         const { etag } = await client.uploadPart(
@@ -78,16 +79,26 @@ export function createMinioBlobStore(options: MinioBlobStoreOptions): BlobStore 
 
       try {
         for await (const chunk of content) {
-          pending.push(chunk);
-          pendingBytes += chunk.byteLength;
-          if (pendingBytes >= partSize) await sendPart();
+          let offset = 0;
+          while (offset < chunk.byteLength) {
+            buffer ??= Buffer.allocUnsafe(partSize);
+            const n = Math.min(partSize - filled, chunk.byteLength - offset);
+            buffer.set(chunk.subarray(offset, offset + n), filled);
+            filled += n;
+            offset += n;
+            if (filled === partSize) {
+              await sendPart(buffer);
+              filled = 0;
+            }
+          }
         }
+        const rest = buffer ? buffer.subarray(0, filled) : Buffer.alloc(0);
         if (uploadId === undefined) {
           // Small object (or empty): one request, no multipart bookkeeping.
-          await client.putObject(bucket, key, Buffer.concat(pending, pendingBytes), pendingBytes, headers);
+          await client.putObject(bucket, key, rest, filled, headers);
           return;
         }
-        if (pendingBytes > 0) await sendPart();
+        if (filled > 0) await sendPart(rest);
         await client.completeMultipartUpload(bucket, key, uploadId, parts);
       } catch (err) {
         if (uploadId !== undefined) {
@@ -120,6 +131,39 @@ export function createMinioBlobStore(options: MinioBlobStoreOptions): BlobStore 
       } catch (err) {
         if (!NOT_FOUND_CODES.has(errorCode(err) ?? '')) throw err;
       }
+    },
+
+    async *listObjects() {
+      let page: StoredObject[] = [];
+      for await (const item of client.listObjectsV2(bucket, '', true) as AsyncIterable<Minio.BucketItem>) {
+        if (item.name === undefined) continue; // a common prefix; none with a recursive listing
+        page.push({ key: item.name, lastModified: item.lastModified });
+        if (page.length >= LIST_PAGE) {
+          yield page;
+          page = [];
+        }
+      }
+      if (page.length) yield page;
+    },
+
+    // The paged query rather than client.listIncompleteUploads: that one drops the start time and lists every
+    // upload's parts.
+    async *listIncompleteUploads() {
+      let keyMarker = '';
+      let uploadIdMarker = '';
+      for (;;) {
+        const result = await client.listIncompleteUploadsQuery(bucket, '', keyMarker, uploadIdMarker, '');
+        for (const upload of result.uploads) {
+          yield { key: upload.key, uploadId: upload.uploadId, initiated: upload.initiated };
+        }
+        if (!result.isTruncated) return;
+        keyMarker = result.nextKeyMarker;
+        uploadIdMarker = result.nextUploadIdMarker;
+      }
+    },
+
+    async abortIncompleteUpload(upload) {
+      await client.abortMultipartUpload(bucket, upload.key, upload.uploadId);
     },
   };
 }

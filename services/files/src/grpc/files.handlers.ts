@@ -2,6 +2,7 @@ import type { files } from '@flowboard/proto';
 import { unary, type Logger } from '@flowboard/service-kit';
 import type { DeleteAttachment } from '../application/delete-attachment';
 import type { GetAttachment } from '../application/get-attachment';
+import type { GetStorageUsage } from '../application/get-storage-usage';
 import type { ListAttachments } from '../application/list-attachments';
 import type { RenameAttachment } from '../application/rename-attachment';
 import { toAttachmentMessage } from './mappers';
@@ -11,6 +12,7 @@ export interface FilesUseCases {
   getAttachment: GetAttachment;
   renameAttachment: RenameAttachment;
   deleteAttachment: DeleteAttachment;
+  getStorageUsage: GetStorageUsage;
 }
 
 /** gRPC request → use case → response (metadata only; bytes travel over the internal HTTP port). */
@@ -58,6 +60,14 @@ export function filesHandlers(logger: Logger, useCases: FilesUseCases): files.Fi
       async (request: files.DeleteAttachmentRequest__Output): Promise<files.DeleteAttachmentResponse> => {
         await useCases.deleteAttachment(request.project_id, request.story_id, request.attachment_id);
         return {};
+      },
+    ),
+
+    GetStorageUsage: unary(
+      logger,
+      async (request: files.GetStorageUsageRequest__Output): Promise<files.GetStorageUsageResponse> => {
+        const usage = await useCases.getStorageUsage(request.account_id);
+        return { used_bytes: usage.usedBytes, reserved_bytes: usage.reservedBytes };
       },
     ),
   };

@@ -65,6 +65,9 @@ export async function* readMultipartFiles(
   };
 
   parser.on('file', (_field, stream, info) => {
+    // A part the consumer never reads (the upload was refused first, e.g. over quota) still gets destroyed with
+    // an error when the parser goes; reading parts surfaces their errors through iteration instead.
+    stream.on('error', () => undefined);
     stream.on('limit', () =>
       stream.destroy(
         new DomainError(

@@ -6,6 +6,7 @@ import type { AttachmentRecord } from '../application/ports';
 import type { UploadAttachments } from '../application/upload-attachments';
 import { contentRange } from '../domain/byte-range';
 import { contentDisposition } from '../domain/content-disposition';
+import { multipartFileBytesBound } from '../domain/upload-size';
 import { readMultipartFiles } from './multipart';
 import { sendError, sendJson } from './respond';
 
@@ -22,11 +23,15 @@ const CONTENT = new RegExp(`^/internal/projects/${ID}/stories/${ID}/attachments/
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const USER_HEADER = 'x-flowboard-user-id';
+/** Set by the gateway on uploads from the project's account (membership): whose quota, and its limit. */
+export const ACCOUNT_HEADER = 'x-flowboard-account-id';
+export const STORAGE_LIMIT_HEADER = 'x-flowboard-storage-limit';
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
  * The internal HTTP port for byte streams, reachable only from the gateway, which has already authenticated the
- * caller, checked their access and that the story exists; it sends the caller's id and the request id.
+ * caller, checked their access and that the story exists; it sends the caller's id and the request id, and on
+ * uploads the project's account and its storage limit (trusted: the gateway drops any such header a caller sends).
  *
  *   POST      /internal/projects/{p}/stories/{s}/attachments               multipart upload → {items: [...]}
  *   GET|HEAD  /internal/projects/{p}/stories/{s}/attachments/{a}/content   the bytes (one `Range` → 206/416)
@@ -44,6 +49,8 @@ export function createHttpServer(deps: HttpDeps): http.Server {
         projectId,
         storyId,
         userId,
+        account: uploadAccount(req),
+        maxTotalBytes: multipartFileBytesBound(req.headers['content-length'], req.headers['content-type']),
         files: readMultipartFiles(req, { maxFileBytes: deps.maxFileBytes }),
       });
       const bytes = items.reduce((sum, a) => sum + a.sizeBytes, 0);
@@ -124,6 +131,24 @@ export function createHttpServer(deps: HttpDeps): http.Server {
       route(req, res, userId).catch((error: unknown) => sendError(req, res, error, logger));
     });
   });
+}
+
+const DECIMAL = /^(0|[1-9][0-9]{0,15})$/;
+
+/** The account headers are the gateway's duty: without them no upload is accepted (no quota, no bytes). */
+function uploadAccount(req: http.IncomingMessage): { accountId: number; limitBytes: number } {
+  const account = req.headers[ACCOUNT_HEADER];
+  const limit = req.headers[STORAGE_LIMIT_HEADER];
+  if (
+    typeof account !== 'string' ||
+    typeof limit !== 'string' ||
+    !DECIMAL.test(account) ||
+    !DECIMAL.test(limit) ||
+    account === '0'
+  ) {
+    throw new DomainError('Internal', 'Upload without its account and storage limit.');
+  }
+  return { accountId: Number(account), limitBytes: Number(limit) };
 }
 
 export const toAttachmentJson = (a: AttachmentRecord) => ({

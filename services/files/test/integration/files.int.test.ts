@@ -19,12 +19,15 @@ const env = requireEnv(
   'S3_ACCESS_KEY',
   'S3_SECRET_KEY',
   'S3_BUCKET',
+  'KAFKA_BROKERS',
 );
 
 const MiB = 1024 * 1024;
 // Odd on purpose, and above the 8 MiB part size, so a file of exactly the limit goes through a multipart upload.
 const MAX_FILE_BYTES = 9 * MiB + 17;
 const USER = 42;
+// The account every upload here counts against, with room for all of them (quota tests: quota.int.test.ts).
+const ACCOUNT = 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
 
 let app: FilesApp;
 let base: string;
@@ -58,6 +61,9 @@ beforeAll(async () => {
     GRPC_PORT: '0',
     HTTP_PORT: '0',
     MAX_FILE_BYTES: String(MAX_FILE_BYTES),
+    KAFKA_BROKERS: env.KAFKA_BROKERS,
+    KAFKA_GROUP_ID: `files-int-${ACCOUNT}`, // never the real service's group: it would take its partitions
+    SWEEP_INTERVAL_SECONDS: '0',
     LOG_LEVEL: 'silent',
   });
   app = createApp(config, createLogger('files-test', 'silent'));
@@ -83,6 +89,8 @@ const contentUrl = (p: number, s: number, a: number) => `${attachmentsUrl(p, s)}
 const gatewayHeaders = (extra: Record<string, string> = {}) => ({
   'x-flowboard-user-id': String(USER),
   'x-request-id': 'files-int-test',
+  'x-flowboard-account-id': String(ACCOUNT),
+  'x-flowboard-storage-limit': String(2 ** 50),
   ...extra,
 });
 

@@ -21,6 +21,16 @@ export function createBoardsClient(address: string, deadlineMs: number) {
       'ListComments',
       'GetComment',
       'BatchGetStoryComments',
+      // Tags (helper 1)
+      'ListTags',
+      'GetTag',
+      'BatchGetTagStories',
+      'ListTagStories',
+      'ListStoryTags',
+      'BatchGetStoryTags',
+      'BatchGetStoryHistory',
+      'BatchGetProjectMetrics',
+      'ListOwnedStories',
     ],
   });
   const options = { deadlineMs };
@@ -82,6 +92,40 @@ export function createBoardsClient(address: string, deadlineMs: number) {
       unaryCall(client, 'DeleteComment', request, options),
     batchGetStoryComments: (projectId: number, storyIds: number[]) =>
       unaryCall(client, 'BatchGetStoryComments', { project_id: projectId, story_ids: storyIds }, options),
+    // Story history and metrics, /me/stories (helper 2).
+    batchGetStoryHistory: (request: boards.BatchGetStoryHistoryRequest) =>
+      unaryCall(client, 'BatchGetStoryHistory', request, options),
+    batchGetProjectMetrics: (projectIds: number[]) =>
+      unaryCall(client, 'BatchGetProjectMetrics', { project_ids: projectIds }, options),
+    listOwnedStories: (request: boards.ListOwnedStoriesRequest) =>
+      unaryCall(client, 'ListOwnedStories', request, options),
+    // Tags (helper 1).
+    listTags: (request: boards.ListTagsRequest) => unaryCall(client, 'ListTags', request, options),
+    getTag: (projectId: number, tag: string) =>
+      unaryCall(client, 'GetTag', { project_id: projectId, tag }, options),
+    createTag: (projectId: number, name: string) =>
+      unaryCall(client, 'CreateTag', { project_id: projectId, name }, options),
+    updateTag: (request: boards.UpdateTagRequest) => unaryCall(client, 'UpdateTag', request, options),
+    deleteTag: (projectId: number, tag: string) =>
+      unaryCall(client, 'DeleteTag', { project_id: projectId, tag }, options),
+    batchGetTagStories: (projectId: number, tagIds: number[]) =>
+      unaryCall(client, 'BatchGetTagStories', { project_id: projectId, tag_ids: tagIds }, options),
+    listTagStories: (request: boards.ListTagStoriesRequest) =>
+      unaryCall(client, 'ListTagStories', request, options),
+    addTagStory: (request: boards.AddTagStoryRequest) => unaryCall(client, 'AddTagStory', request, options),
+    setTagStories: (request: boards.SetTagStoriesRequest) =>
+      unaryCall(client, 'SetTagStories', request, options),
+    removeTagStory: (projectId: number, tag: string, storyId: number) =>
+      unaryCall(client, 'RemoveTagStory', { project_id: projectId, tag, story_id: storyId }, options),
+    listStoryTags: (request: boards.ListStoryTagsRequest) =>
+      unaryCall(client, 'ListStoryTags', request, options),
+    addStoryTag: (request: boards.AddStoryTagRequest) => unaryCall(client, 'AddStoryTag', request, options),
+    setStoryTags: (request: boards.SetStoryTagsRequest) =>
+      unaryCall(client, 'SetStoryTags', request, options),
+    removeStoryTag: (projectId: number, storyId: number, tag: string) =>
+      unaryCall(client, 'RemoveStoryTag', { project_id: projectId, story_id: storyId, tag }, options),
+    batchGetStoryTags: (projectId: number, storyIds: number[]) =>
+      unaryCall(client, 'BatchGetStoryTags', { project_id: projectId, story_ids: storyIds }, options),
     close: () => client.close(),
   };
 }

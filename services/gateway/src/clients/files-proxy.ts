@@ -6,9 +6,15 @@ import { handled, type Reply } from '../http/respond';
 /** Decides what the caller gets once the files service has answered (headers received, body unread). */
 export type UpstreamHandler = (upstream: IncomingMessage) => Promise<Reply>;
 
-interface Pending {
+/** Who is calling, set by the gateway as trusted headers on the internal call. */
+export interface ForwardIdentity {
   userId: number;
   requestId: string;
+  /** Uploads: the project's account and its storage limit, for the files quota. */
+  account?: { accountId: number; storageLimitBytes: number };
+}
+
+interface Pending extends ForwardIdentity {
   onResponse: UpstreamHandler;
   resolve(reply: Reply): void;
   reject(error: unknown): void;
@@ -39,6 +45,11 @@ export function createFilesProxy(filesHttpUrl: string) {
       if (p) {
         proxyReq.setHeader('x-flowboard-user-id', String(p.userId));
         proxyReq.setHeader('x-request-id', p.requestId);
+        // Only ever set here: the caller's own headers of these names were removed above.
+        if (p.account) {
+          proxyReq.setHeader('x-flowboard-account-id', String(p.account.accountId));
+          proxyReq.setHeader('x-flowboard-storage-limit', String(p.account.storageLimitBytes));
+        }
       }
     });
     proxyServer.on('proxyRes', (proxyRes, req) => {
@@ -66,14 +77,15 @@ export function createFilesProxy(filesHttpUrl: string) {
 
   return {
     /**
-     * Sends the (unread) request to `path` on the files service with the caller's id and the request id, and
+     * Sends the (unread) request to `path` on the files service with the caller's id and the request id (and an
+     * upload's account), and
      * settles with what `onResponse` makes of the answer. The caller's query string is not forwarded.
      */
     forward(
       req: IncomingMessage,
       res: ServerResponse,
       path: string,
-      identity: { userId: number; requestId: string },
+      identity: ForwardIdentity,
       onResponse: UpstreamHandler,
     ): Promise<Reply> {
       return new Promise<Reply>((resolve, reject) => {

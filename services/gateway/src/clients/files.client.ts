@@ -8,7 +8,7 @@ export function createFilesClient(address: string, deadlineMs: number) {
   const { FilesService } = loadFilesProto().flowboard.files.v1;
   const client = createGrpcClient(FilesService, address, {
     serviceName: FILES_SERVICE,
-    idempotentMethods: ['ListAttachments', 'GetAttachment', 'RenameAttachment'],
+    idempotentMethods: ['ListAttachments', 'GetAttachment', 'RenameAttachment', 'GetStorageUsage'],
   });
   const options = { deadlineMs };
   return {
@@ -52,6 +52,8 @@ export function createFilesClient(address: string, deadlineMs: number) {
         { project_id: projectId, story_id: storyId, attachment_id: attachmentId },
         options,
       ),
+    getStorageUsage: (accountId: number): Promise<files.GetStorageUsageResponse__Output> =>
+      unaryCall(client, 'GetStorageUsage', { account_id: accountId }, options),
     close: () => client.close(),
   };
 }

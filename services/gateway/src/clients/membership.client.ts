@@ -25,7 +25,10 @@ export function createMembershipClient(address: string, deadlineMs: number) {
       'ListInvites',
       'GetInvite',
       'ListProjects',
+      'ListReadableProjects',
       'ListApiKeys',
+      'GetProjectAccount',
+      'GetAccount',
     ],
   });
   const options = { deadlineMs };
@@ -70,6 +73,7 @@ export function createMembershipClient(address: string, deadlineMs: number) {
     acceptInvite: (token: string) => unaryCall(client, 'AcceptInvite', { token }, options),
     listProjects: (request: membership.ListProjectsRequest) =>
       unaryCall(client, 'ListProjects', request, options),
+    listReadableProjects: () => unaryCall(client, 'ListReadableProjects', {}, options),
     updateProject: (request: membership.UpdateProjectRequest) =>
       unaryCall(client, 'UpdateProject', request, options),
     deleteProject: (projectId: number) =>
@@ -79,6 +83,11 @@ export function createMembershipClient(address: string, deadlineMs: number) {
     deleteApiKey: (apiKeyId: number) => unaryCall(client, 'DeleteApiKey', { api_key_id: apiKeyId }, options),
     updateCurrentUser: (request: membership.UpdateCurrentUserRequest) =>
       unaryCall(client, 'UpdateCurrentUser', request, options),
+    getProjectAccount: (projectId: number) =>
+      unaryCall(client, 'GetProjectAccount', { project_id: projectId }, options),
+    getAccount: () => unaryCall(client, 'GetAccount', {}, options),
+    updateAccount: (request: membership.UpdateAccountRequest) =>
+      unaryCall(client, 'UpdateAccount', request, options),
     close: () => client.close(),
   };
 }

@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
 
 const ALLOW_HEADERS = 'X-Zen-ApiKey, Authorization, Content-Type, Accept';
-const EXPOSE_HEADERS = 'X-Request-Id, Retry-After';
+const EXPOSE_HEADERS =
+  'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy';
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
 
 /**

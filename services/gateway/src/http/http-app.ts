@@ -5,14 +5,17 @@ import type { ProjectAccessResolver } from '../authz/project-access';
 import type { Readiness } from '../readiness';
 import { authenticate } from './authenticate';
 import { authorize } from './authorize';
+import { compress } from './compress';
 import { cors } from './cors';
 import { dispatch } from './dispatch';
+import { docs } from './docs';
 import { errorHandler } from './errors';
 import { health } from './health';
 import { requestContext } from './request-context';
 import type { Router } from './router';
 import { matchRoute, rejectUnrouted } from './routing';
 import { negotiate, normalizePath } from './target';
+import type { RateLimits } from './rate-limit';
 
 export interface HttpAppDeps {
   logger: Logger;
@@ -21,23 +24,33 @@ export interface HttpAppDeps {
   access: ProjectAccessResolver;
   readiness: Readiness;
   bodyLimit: number;
+  rateLimits: RateLimits;
+  /** Express `trust proxy`: which peers may name the client address (X-Forwarded-For). */
+  trustProxy: boolean | number | string;
 }
 
 /**
- * The request path (design.md): context → CORS/preflight → path → health → format → route → 401 → 404/405 →
+ * The request path (design.md): context → compression → CORS/preflight → path → health → docs → format → route →
+ * address limit (429) → 401 → key limit (429) → 404/405 →
  * project access (404/403) → handler (sub-resource 404, then body 413/400) → reply; one error middleware.
  */
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy);
   app.use(requestContext(deps.logger));
+  app.use(compress());
   app.use(cors());
   app.use(normalizePath());
   app.use(health(deps.readiness));
+  app.use(docs()); // the OpenAPI document and /docs: public, outside the route table
   app.use(negotiate());
   app.use(matchRoute(deps.router));
+  app.use(deps.rateLimits.addressGate);
   app.use(authenticate(deps.authenticator));
+  app.use(deps.rateLimits.countFailedAuthentication);
+  app.use(deps.rateLimits.perKey);
   app.use(rejectUnrouted());
   app.use(authorize(deps.access));
   app.use(dispatch(deps.bodyLimit));

@@ -7,7 +7,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export interface RouteOptions {
   /** Project-scoped routes (`P...`): the minimum access on `:projectId`, as in the spec's Access column. */
   access?: AccessLevel;
-  /** Works without an API key (sign-up only). */
+  /** Works without an API key: sign-up, and the operator's admin routes (which check their own token). */
   public?: boolean;
 }
 

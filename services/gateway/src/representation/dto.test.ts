@@ -122,8 +122,10 @@ describe('DTOs keep the original JSON key order', () => {
       'createTime',
       'owner',
       'members',
+      'metrics',
       'phases',
       'roles',
+      'invites',
     ]);
     expect(Object.keys(projectDto(project))).toEqual([
       'id',
@@ -133,8 +135,10 @@ describe('DTOs keep the original JSON key order', () => {
       'createTime',
       'owner',
       'members',
+      'metrics',
       'phases',
       'roles',
+      'invites',
     ]);
     expect(toJson(projectDto(project))).toBe(
       '{"id":1,"name":"Sudden Valley","description":"","createTime":"2011-02-17T18:47:16",' +

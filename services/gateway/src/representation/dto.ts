@@ -28,6 +28,7 @@ export const PLURALS = {
   milestone: 'milestones',
   step: 'steps',
   apiKey: 'apiKeys',
+  account: 'accounts',
 } as const;
 
 export type ResourceType = keyof typeof PLURALS;

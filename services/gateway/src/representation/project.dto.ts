@@ -1,5 +1,6 @@
 import type { boards, membership } from '@flowboard/proto';
 import type { Dto } from './dto';
+import { inviteDto } from './invite.dto';
 import { phaseDto } from './phase.dto';
 import { roleDto } from './role.dto';
 import { userRefDto } from './user.dto';
@@ -8,11 +9,15 @@ import { userRefDto } from './user.dto';
 export interface ProjectEnrichments {
   details?: boolean;
   members?: membership.User__Output[];
+  /** Project metrics (helper 2): always a full object when requested. */
+  metrics?: Dto;
   phases?: boards.Phase__Output[];
   roles?: membership.Role__Output[];
+  /** Pending invites (Admin only, api-compat §4.3). */
+  invites?: membership.Invite__Output[];
 }
 
-/** Project: `id, name, description, [details], createTime, owner`, then `members, phases, roles` when requested. */
+/** Project: `id, name, description, [details], createTime, owner`, then `members, metrics, phases, roles, invites` when requested. */
 export const projectDto = (project: membership.Project__Output, extra: ProjectEnrichments = {}): Dto => ({
   id: project.id,
   name: project.name,
@@ -21,6 +26,8 @@ export const projectDto = (project: membership.Project__Output, extra: ProjectEn
   createTime: project.create_time,
   owner: project.owner ? userRefDto(project.owner) : undefined,
   members: extra.members?.map(userRefDto),
+  metrics: extra.metrics,
   phases: extra.phases?.map(phaseDto),
   roles: extra.roles?.map(roleDto),
+  invites: extra.invites?.map(inviteDto),
 });

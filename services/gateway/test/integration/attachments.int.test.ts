@@ -49,6 +49,9 @@ describe('attachments', () => {
         'Content-Type': `multipart/form-data; boundary=${boundary}`,
         'X-Request-Id': 'upload-1',
         Cookie: 'a=b',
+        // A caller cannot pick the account or the limit: the gateway's own values replace these.
+        'X-Flowboard-Account-Id': '999',
+        'X-Flowboard-Storage-Limit': String(2 ** 52),
       },
     });
     expect(res.status).toBe(200);
@@ -64,6 +67,9 @@ describe('attachments', () => {
     expect(received.headers['content-type']).toBe(`multipart/form-data; boundary=${boundary}`);
     expect(received.headers['x-flowboard-user-id']).toBe(String(userId));
     expect(received.headers['x-request-id']).toBe('upload-1');
+    // The project's account (its owner, from membership) and its limit, for the files quota.
+    expect(received.headers['x-flowboard-account-id']).toBe(String(userId));
+    expect(received.headers['x-flowboard-storage-limit']).toBe(String(h.membership.storageLimitBytes));
     expect(received.headers['x-zen-apikey']).toBeUndefined();
     expect(received.headers.cookie).toBeUndefined();
     expect(received.url).not.toContain(key);

@@ -103,7 +103,9 @@ describe('HTTP conventions (api-compat §1)', () => {
     expect(res.headers.get('access-control-allow-headers')).toBe(
       'X-Zen-ApiKey, Authorization, Content-Type, Accept',
     );
-    expect(res.headers.get('access-control-expose-headers')).toBe('X-Request-Id, Retry-After');
+    expect(res.headers.get('access-control-expose-headers')).toBe(
+      'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy',
+    );
     expect(res.headers.get('x-request-id')).toBeTruthy();
     expect((await api('/api/v1/me', { key })).headers.get('access-control-allow-origin')).toBe('*');
   });

@@ -84,9 +84,11 @@ describe('projects', () => {
       'createTime',
       'owner',
       'members',
+      'metrics',
       'phases',
       'roles',
     ]);
+    expect(res.json.metrics).toMatchObject({ throughput: 0, efficiency: 0 });
     expect(res.json.members).toEqual([ownerRef()]);
     expect(res.json.roles[0]).toEqual({
       id: expect.any(Number),

@@ -1,5 +1,5 @@
 import { inviteCreatedV1, parseEvent } from '@flowboard/events';
-import { InMemoryDatabase } from '../../test/fakes/in-memory-database';
+import { InMemoryDatabase, NO_LIMITS } from '../../test/fakes/in-memory-database';
 import { createCreateInvite } from './create-invite';
 import { createCreateProject } from './create-project';
 import type { Project, Role, User } from './ports';
@@ -24,7 +24,7 @@ describe('CreateInvite', () => {
     ({ project } = await createCreateProject({ db })(owner.id, { name: 'Sudden Valley' }));
     membersRole = db.state.roles.find((r) => r.projectId === project.id && r.name === 'Members')!;
     signal = jest.fn();
-    invite = createCreateInvite({ db, inviteTtlDays: 14, signal });
+    invite = createCreateInvite({ db, inviteTtlDays: 14, signal, limits: NO_LIMITS });
   });
 
   it('stores the invite and its event together, keyed by project, then wakes the relay', async () => {

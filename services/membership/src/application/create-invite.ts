@@ -1,8 +1,10 @@
 import { inviteCreatedV1, makeEvent } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
+import type { AccountDefaults } from '../domain/account';
 import { hasAccess } from '../domain/access';
 import { generateInviteToken } from '../domain/secrets';
 import { parseEmail } from '../domain/user';
+import { beginCollaboratorChange } from './accounts';
 import { resolveProjectAccess } from './get-project-access';
 import type { Database, Invite, OutboxSignal, Role, User } from './ports';
 
@@ -25,9 +27,15 @@ export interface CreatedInvite {
  * written in one transaction (outbox), so the e-mail goes out if and only if the invite exists, and a Kafka
  * outage never fails the request: the relay publishes once Kafka is back.
  *
- * Checks follow api-compat §3.3: membership (404) → access (403) → body (400) → state (409).
+ * Checks follow api-compat §3.3: membership (404) → access (403) → body (400) → state (409, then 402: a
+ * pending invite counts against the account's collaborator limit).
  */
-export function createCreateInvite(deps: { db: Database; inviteTtlDays: number; signal: OutboxSignal }) {
+export function createCreateInvite(deps: {
+  db: Database;
+  inviteTtlDays: number;
+  signal: OutboxSignal;
+  limits: AccountDefaults;
+}) {
   return async (callerId: number, input: CreateInviteInput): Promise<CreatedInvite> => {
     const created = await deps.db.transaction(async (tx) => {
       const { project, access } = await resolveProjectAccess(tx.projects, input.projectId, callerId);
@@ -50,6 +58,8 @@ export function createCreateInvite(deps: { db: Database; inviteTtlDays: number; 
       if (await tx.invites.hasPending(project.id, email)) {
         throw new DomainError('AlreadyExists', 'A pending invite for this address exists already.');
       }
+      // The account lock serialises invites to all the account's projects: concurrent ones cannot overshoot.
+      const checkLimit = await beginCollaboratorChange(tx, project.ownerId, deps.limits);
       const invite = await tx.invites.insert({
         projectId: project.id,
         roleId: role.id,
@@ -58,6 +68,7 @@ export function createCreateInvite(deps: { db: Database; inviteTtlDays: number; 
         senderId: sender.id,
         ttlDays: deps.inviteTtlDays,
       });
+      await checkLimit();
       const event = makeEvent(inviteCreatedV1, 'membership', {
         inviteId: invite.id,
         projectId: project.id,

@@ -1,5 +1,5 @@
 import { parseEvent, projectDeletedV1 } from '@flowboard/events';
-import { InMemoryDatabase } from '../../test/fakes/in-memory-database';
+import { InMemoryDatabase, NO_LIMITS } from '../../test/fakes/in-memory-database';
 import { hashApiKey } from '../domain/secrets';
 import { createApiKeyUseCases } from './api-keys';
 import { createCreateInvite } from './create-invite';
@@ -22,7 +22,7 @@ describe('invites, projects, API keys and PUT /me', () => {
   let signal: jest.Mock;
 
   const invite = (email: string) =>
-    createCreateInvite({ db, inviteTtlDays: 14, signal: jest.fn() })(owner.id, {
+    createCreateInvite({ db, inviteTtlDays: 14, signal: jest.fn(), limits: NO_LIMITS })(owner.id, {
       projectId: project.id,
       email,
       roleId: membersRole.id,
@@ -34,9 +34,9 @@ describe('invites, projects, API keys and PUT /me', () => {
     maeby = await db.repos.users.insert({ name: 'Maeby Funke', userName: 'maeby', email: 'maeby@funke.com' });
     ({ project } = await createCreateProject({ db })(owner.id, { name: 'Sudden Valley' }));
     membersRole = db.state.roles.find((r) => r.projectId === project.id && r.name === 'Members')!;
-    invites = createInviteUseCases({ db });
+    invites = createInviteUseCases({ db, limits: NO_LIMITS });
     signal = jest.fn();
-    projects = createProjectUseCases({ db, signal });
+    projects = createProjectUseCases({ db, signal, limits: NO_LIMITS });
   });
 
   describe('invites', () => {

@@ -1,3 +1,4 @@
+import type { AccountOverrides } from '../domain/account';
 import type { AccessLevel, MembershipFacts } from '../domain/access';
 import type { NewProject } from '../domain/project';
 import type { NewUser } from '../domain/user';
@@ -101,6 +102,7 @@ export interface ProjectRepository {
     projectId: number,
     userId: number,
   ): Promise<{ project: Project; facts: MembershipFacts } | undefined>;
+  findById(projectId: number): Promise<Project | undefined>;
   /** Owner, direct members and role members, distinct, ordered by id. */
   listMembers(projectId: number): Promise<User[]>;
   /** Whether a member of the project (as in listMembers) has this e-mail address, ignoring case. */
@@ -118,6 +120,8 @@ export interface ProjectRepository {
   countAdminRoleMembers(projectId: number): Promise<number>;
   /** Projects the user owns or is a member of (directly or through a role), id order. */
   listForUser(userId: number): Promise<Project[]>;
+  /** Projects where the user's effective access is read or better (owner, or a role above none), id order. */
+  listReadableForUser(userId: number): Promise<Array<{ id: number; name: string }>>;
   update(projectId: number, changes: ProjectChanges): Promise<Project | undefined>;
   /** Deletes the project with its members, roles and invites (foreign-key cascades). */
   delete(projectId: number): Promise<void>;
@@ -173,6 +177,29 @@ export interface InviteRepository {
   takeByToken(token: string): Promise<Invite | undefined>;
 }
 
+export interface AccountRepository {
+  /** Creates the user's account when missing (no-op otherwise; unknown user: nothing happens). */
+  ensure(userId: number): Promise<void>;
+  /**
+   * Creates the account when missing and locks its row until the transaction ends (FOR UPDATE), so the
+   * collaborator checks of concurrent changes to any of its projects run one after another. Undefined when
+   * the user does not exist.
+   */
+  lock(userId: number): Promise<AccountOverrides | undefined>;
+  /** The stored overrides; a user without an account row (not yet created) has none. Undefined: no user. */
+  find(userId: number): Promise<AccountOverrides | undefined>;
+  /**
+   * Distinct people, by e-mail address ignoring case, other than the owner: members of the projects the user
+   * owns, and addresses of their pending (unexpired) invites.
+   */
+  countCollaborators(ownerId: number): Promise<number>;
+  /** Sets (number) or clears (null) overrides; undefined = unchanged. Undefined result: no such user. */
+  update(
+    userId: number,
+    changes: { collaboratorLimit?: number | null; storageLimitBytes?: number | null },
+  ): Promise<AccountOverrides | undefined>;
+}
+
 export interface OutboxMessage {
   /** The event id; consumers deduplicate by it. */
   id: string;
@@ -193,6 +220,7 @@ export interface Repositories {
   projects: ProjectRepository;
   roles: RoleRepository;
   invites: InviteRepository;
+  accounts: AccountRepository;
   outbox: Outbox;
 }
 

@@ -1,5 +1,5 @@
 import { DomainError } from '@flowboard/service-kit';
-import { InMemoryDatabase } from '../../test/fakes/in-memory-database';
+import { InMemoryDatabase, NO_LIMITS } from '../../test/fakes/in-memory-database';
 import { createCreateProject } from './create-project';
 import { createGetProjectAccess } from './get-project-access';
 import { createProjectMemberUseCases } from './project-members';
@@ -16,7 +16,7 @@ describe('project members', () => {
     const owner = await db.repos.users.insert({ name: 'Gob', userName: 'gob', email: 'gob@bluth.com' });
     const bob = await db.repos.users.insert({ name: 'Bob', userName: 'bob', email: 'bob@loblaw.com' });
     const { project } = await createCreateProject({ db })(owner.id, { name: 'Sudden Valley' });
-    const members = createProjectMemberUseCases({ db });
+    const members = createProjectMemberUseCases({ db, limits: NO_LIMITS });
     const access = createGetProjectAccess({ db });
 
     const added = await members.add(owner.id, { projectId: project.id, user: { id: 0, userName: 'BOB' } });

@@ -1,4 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
+import type { AccountDefaults } from '../domain/account';
+import { beginCollaboratorChange } from './accounts';
 import { matches, parseFilter, USER_FILTER_PROPERTIES } from '../domain/filter';
 import { resolveUserReference, type UserReference } from './role-members';
 import { membershipWrite, requireProjectAccess } from './roles';
@@ -24,7 +26,7 @@ export async function findMember(repos: Repositories, projectId: number, ref: Us
  * `P/members` (api-compat §5.2): the owner, direct members and role members. Adding joins the project and its
  * "Members" role; removing leaves the project and all its roles (the owner cannot be removed: 409).
  */
-export function createProjectMemberUseCases(deps: { db: Database }) {
+export function createProjectMemberUseCases(deps: { db: Database; limits: AccountDefaults }) {
   const { db } = deps;
   return {
     async list(callerId: number, input: { projectId: number; where: string }): Promise<User[]> {
@@ -41,14 +43,16 @@ export function createProjectMemberUseCases(deps: { db: Database }) {
       return findMember(db.repos, input.projectId, input.user);
     },
 
-    /** An existing member is a no-op. Answers the members after the change. */
+    /** An existing member is a no-op. Answers the members after the change; over the account's limit: 402. */
     add(callerId: number, input: { projectId: number; user: UserReference }): Promise<User[]> {
-      return membershipWrite(db, input.projectId, callerId, async (tx) => {
+      return membershipWrite(db, input.projectId, callerId, async (tx, project) => {
         const user = await resolveUserReference(tx, input.user);
         if (!(await tx.projects.isMember(input.projectId, user.id))) {
+          const checkLimit = await beginCollaboratorChange(tx, project.ownerId, deps.limits);
           await tx.projects.addMember(input.projectId, user.id);
           const role = await tx.roles.findByName(input.projectId, MEMBERS_ROLE_NAME);
           if (role) await tx.roles.addMember(role.id, user.id);
+          await checkLimit();
         }
         return tx.projects.listMembers(input.projectId);
       });

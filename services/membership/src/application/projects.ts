@@ -1,7 +1,11 @@
 import { makeEvent, projectDeletedV1 } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
+import { effectiveAccess, hasAccess } from '../domain/access';
 import { matches, parseFilter } from '../domain/filter';
 import { parseProjectChanges, PROJECT_FILTER_PROPERTIES } from '../domain/project';
+import type { AccountDefaults } from '../domain/account';
+import { beginCollaboratorChange } from './accounts';
+import { inviteViews, type InviteView } from './invites';
 import { findMember } from './project-members';
 import type { UserReference } from './role-members';
 import { requireProjectAccess } from './roles';
@@ -12,6 +16,8 @@ export interface ProjectEntry {
   owner: User;
   roles: RoleWithMembers[];
   members: User[];
+  /** Filled when includeInvites. */
+  invites: InviteView[];
 }
 
 export interface ListProjectsInput {
@@ -20,10 +26,12 @@ export interface ListProjectsInput {
   pageSize: number;
   includeRoles: boolean;
   includeMembers: boolean;
+  /** `with=invites`: PermissionDenied unless the caller is admin of every project of the page. */
+  includeInvites?: boolean;
 }
 
 /** The project list, update and delete (api-compat §5.2, §6). */
-export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal }) {
+export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal; limits: AccountDefaults }) {
   const { db } = deps;
   return {
     /**
@@ -35,6 +43,11 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
       input: ListProjectsInput,
     ): Promise<{ entries: ProjectEntry[]; totalItems: number }> {
       const filter = parseFilter(input.where, PROJECT_FILTER_PROPERTIES);
+      const isProjectAdmin = async (projectId: number) => {
+        const found = await db.repos.projects.findWithMembership(projectId, callerId);
+        const access = found && effectiveAccess(found.facts);
+        return access !== undefined && hasAccess(access, 'admin');
+      };
       const all = (await db.repos.projects.listForUser(callerId)).filter((p) =>
         matches(filter, () => p.name),
       );
@@ -46,17 +59,35 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
         slice.map(async (project) => {
           const owner = owners.find((u) => u.id === project.ownerId);
           if (!owner) throw new DomainError('Internal', `Owner of project ${project.id} is missing`);
-          const [roles, members] = await Promise.all([
+          if (input.includeInvites && !(await isProjectAdmin(project.id)))
+            throw new DomainError(
+              'PermissionDenied',
+              `The 'invites' enrichment needs admin access to every listed project; not to ${project.id}.`,
+            );
+          const [roles, members, invites] = await Promise.all([
             input.includeRoles ? db.repos.roles.listWithMembers(project.id) : [],
             input.includeMembers ? db.repos.projects.listMembers(project.id) : [],
+            input.includeInvites
+              ? db.repos.invites
+                  .listPending(project.id)
+                  .then((list) => inviteViews(db.repos, project.id, list))
+              : [],
           ]);
-          return { project, owner, roles, members };
+          return { project, owner, roles, members, invites };
         }),
       );
       return { entries, totalItems: all.length };
     },
 
-    /** Admin access. A new owner must already be a member (400 otherwise). */
+    /** `/me/stories`: the caller's projects where they may read stories (read access or better). */
+    listReadable(callerId: number): Promise<Array<{ id: number; name: string }>> {
+      return db.repos.projects.listReadableForUser(callerId);
+    },
+
+    /**
+     * Admin access. A new owner must already be a member (400 otherwise). A new owner's account takes the
+     * project's people with it, so its collaborator limit applies (402).
+     */
     async update(
       callerId: number,
       input: {
@@ -83,7 +114,12 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
           });
           changes.ownerId = owner.id;
         }
+        const checkLimit =
+          changes.ownerId === undefined
+            ? undefined
+            : await beginCollaboratorChange(tx, changes.ownerId, deps.limits);
         const project = await tx.projects.update(input.projectId, changes);
+        await checkLimit?.();
         const owner = project && (await tx.users.findById(project.ownerId));
         if (!project || !owner) throw new DomainError('NotFound', 'Project not found');
         return { project, owner };

@@ -1,4 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
+import type { AccountDefaults } from '../domain/account';
+import { beginCollaboratorChange } from './accounts';
 import { matches, parseFilter, USER_FILTER_PROPERTIES, type Filter } from '../domain/filter';
 import { membershipWrite, requireProjectAccess, roleNotFound } from './roles';
 import type { Database, Repositories, User } from './ports';
@@ -37,7 +39,7 @@ async function roleIdIn(repos: Repositories, projectId: number, roleId: number):
  * Members of one role. Joining a role makes the user a project member; leaving it keeps them one
  * (api-compat §5.7). Each write answers the role's members after the change.
  */
-export function createRoleMemberUseCases(deps: { db: Database }) {
+export function createRoleMemberUseCases(deps: { db: Database; limits: AccountDefaults }) {
   const { db } = deps;
   return {
     async list(callerId: number, input: { projectId: number; roleId: number; where: string }) {
@@ -48,22 +50,26 @@ export function createRoleMemberUseCases(deps: { db: Database }) {
     },
 
     add(callerId: number, input: { projectId: number; roleId: number; user: UserReference }) {
-      return membershipWrite(db, input.projectId, callerId, async (tx) => {
+      return membershipWrite(db, input.projectId, callerId, async (tx, project) => {
         const roleId = await roleIdIn(tx, input.projectId, input.roleId);
         const user = await resolveUserReference(tx, input.user);
+        const checkLimit = await beginCollaboratorChange(tx, project.ownerId, deps.limits);
         await tx.roles.addMember(roleId, user.id);
+        await checkLimit();
         return tx.roles.listMembers(roleId);
       });
     },
 
     /** All members are removed and the given ones added (spec). */
     set(callerId: number, input: { projectId: number; roleId: number; users: UserReference[] }) {
-      return membershipWrite(db, input.projectId, callerId, async (tx) => {
+      return membershipWrite(db, input.projectId, callerId, async (tx, project) => {
         const roleId = await roleIdIn(tx, input.projectId, input.roleId);
         const users: User[] = [];
         for (const ref of input.users) users.push(await resolveUserReference(tx, ref));
+        const checkLimit = await beginCollaboratorChange(tx, project.ownerId, deps.limits);
         await tx.roles.removeAllMembers(roleId);
         for (const user of users) await tx.roles.addMember(roleId, user.id);
+        await checkLimit();
         return tx.roles.listMembers(roleId);
       });
     },

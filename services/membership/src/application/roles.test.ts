@@ -1,5 +1,5 @@
 import { DomainError } from '@flowboard/service-kit';
-import { InMemoryDatabase } from '../../test/fakes/in-memory-database';
+import { InMemoryDatabase, NO_LIMITS } from '../../test/fakes/in-memory-database';
 import { createCreateProject } from './create-project';
 import { createGetProjectAccess } from './get-project-access';
 import type { Project, User } from './ports';
@@ -27,7 +27,7 @@ describe('roles and members', () => {
     maeby = await db.repos.users.insert({ name: 'Maeby Funke', userName: 'maeby', email: 'maeby@funke.com' });
     project = (await createCreateProject({ db })(owner.id, { name: 'Sudden Valley' })).project;
     roles = createRoleUseCases({ db });
-    members = createRoleMemberUseCases({ db });
+    members = createRoleMemberUseCases({ db, limits: NO_LIMITS });
     adminRoleId = (await roles.list(owner.id, { projectId: project.id, where: 'name:administrators' }))[0]!
       .id;
   });

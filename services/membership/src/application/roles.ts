@@ -3,7 +3,7 @@ import { hasAccess, type AccessLevel } from '../domain/access';
 import { matches, parseFilter, ROLE_FILTER_PROPERTIES } from '../domain/filter';
 import { assertAdminRemains, parseAccess, parseRoleName } from '../domain/role';
 import { resolveProjectAccess } from './get-project-access';
-import type { Database, Repositories, RoleWithMembers } from './ports';
+import type { Database, Project, Repositories, RoleWithMembers } from './ports';
 
 /**
  * Roles of a project (spec "Roles and members"). Reads need read access, writes admin access; the gateway
@@ -30,12 +30,12 @@ export function membershipWrite<T>(
   db: Database,
   projectId: number,
   callerId: number,
-  change: (tx: Repositories) => Promise<T>,
+  change: (tx: Repositories, project: Project) => Promise<T>,
 ): Promise<T> {
   return db.transaction(async (tx) => {
     await tx.projects.lockMembership(projectId);
-    await requireProjectAccess(tx, projectId, callerId, 'admin');
-    const result = await change(tx);
+    const { project } = await requireProjectAccess(tx, projectId, callerId, 'admin');
+    const result = await change(tx, project);
     assertAdminRemains(await tx.projects.countAdminRoleMembers(projectId));
     return result;
   });

@@ -19,6 +19,8 @@ export function createSignUp(deps: { db: Database; enabled: boolean }) {
     const user = await deps.db.transaction(async (tx) => {
       const created = await tx.users.insert(newUser);
       await tx.apiKeys.insert({ userId: created.id, keyHash: hashApiKey(apiKey), hint: apiKeyHint(apiKey) });
+      // One account per user, holding the projects they will own (limits: the defaults until an operator sets any).
+      await tx.accounts.ensure(created.id);
       return created;
     });
     return { user, apiKey };

@@ -1,5 +1,6 @@
 import { enqueueOutbox, withTransaction, type Pool, type Queryable } from '@flowboard/pg-kit';
 import type { Database, Outbox, OutboxMessage, Repositories } from '../application/ports';
+import { PgAccountRepository } from './account-repository';
 import { PgApiKeyRepository } from './api-key-repository';
 import { PgInviteRepository } from './invite-repository';
 import { PgProjectRepository } from './project-repository';
@@ -24,6 +25,7 @@ function repositories(db: Queryable, schema: string): Repositories {
     projects: new PgProjectRepository(db),
     roles: new PgRoleRepository(db),
     invites: new PgInviteRepository(db),
+    accounts: new PgAccountRepository(db),
     outbox: new PgOutbox(db, schema),
   };
 }

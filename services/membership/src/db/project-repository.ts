@@ -65,6 +65,14 @@ export class PgProjectRepository implements ProjectRepository {
     };
   }
 
+  async findById(projectId: number): Promise<Project | undefined> {
+    const { rows } = await this.db.query<ProjectRow>(
+      `SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = $1`,
+      [projectId],
+    );
+    return rows[0] && toProject(rows[0]);
+  }
+
   async listMembers(projectId: number): Promise<User[]> {
     const { rows } = await this.db.query<UserRow>(
       `SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (${MEMBER_IDS}) ORDER BY u.id`,
@@ -131,6 +139,20 @@ export class PgProjectRepository implements ProjectRepository {
       [userId],
     );
     return rows.map(toProject);
+  }
+
+  async listReadableForUser(userId: number): Promise<Array<{ id: number; name: string }>> {
+    // Effective access >= read (api-compat §3.2): the owner (admin), or a role with more than `none`; a direct
+    // member without such a role has `none`. projects_owner_idx, role_members_user_idx + roles by primary key.
+    const { rows } = await this.db.query<{ id: number; name: string }>(
+      `SELECT p.id, p.name FROM projects p
+        WHERE p.id IN (SELECT id FROM projects WHERE owner_id = $1
+                       UNION SELECT r.project_id FROM role_members rm JOIN roles r ON r.id = rm.role_id
+                              WHERE rm.user_id = $1 AND r.access <> 'none')
+        ORDER BY p.id`,
+      [userId],
+    );
+    return rows;
   }
 
   async update(projectId: number, changes: ProjectChanges): Promise<Project | undefined> {

@@ -1,4 +1,5 @@
 import type { membership } from '@flowboard/proto';
+import type { AccountView } from '../application/accounts';
 import type { ApiKey, Invite, Project, Role, RoleWithMembers, User } from '../application/ports';
 import type { AccessLevel } from '../domain/access';
 import { formatTimestamp } from '../domain/time';
@@ -69,3 +70,12 @@ export const toApiKeyMessage = (key: ApiKey): membership.ApiKey => ({
   enabled: key.enabled,
   hint: key.hint,
 });
+
+export function toAccountMessage(account: AccountView): membership.Account {
+  return {
+    id: account.id,
+    ...(account.collaboratorLimit === undefined ? {} : { collaborator_limit: account.collaboratorLimit }),
+    collaborators_used: account.collaboratorsUsed,
+    storage_limit_bytes: account.storageLimitBytes,
+  };
+}

@@ -1,5 +1,6 @@
 import type { membership } from '@flowboard/proto';
 import { requireUser, unary, type CallContext, type Logger } from '@flowboard/service-kit';
+import type { createAccountUseCases } from '../application/accounts';
 import type { createApiKeyUseCases } from '../application/api-keys';
 import type { createInviteUseCases } from '../application/invites';
 import type { createProjectUseCases } from '../application/projects';
@@ -17,6 +18,7 @@ import type { createRoleUseCases } from '../application/roles';
 import type { createSignUp } from '../application/sign-up';
 import { translateInfrastructureError } from '../db/errors';
 import {
+  toAccountMessage,
   fromAccessMessage,
   fromUserRef,
   toAccessMessage,
@@ -43,6 +45,7 @@ export interface UseCases {
   projects: ReturnType<typeof createProjectUseCases>;
   apiKeys: ReturnType<typeof createApiKeyUseCases>;
   updateCurrentUser: ReturnType<typeof createUpdateCurrentUser>;
+  accounts: ReturnType<typeof createAccountUseCases>;
 }
 
 /** Request → use case → response. Validation and rules live in the use cases and the domain. */
@@ -96,11 +99,13 @@ export function createMembershipHandlers(
         projectId: req.project_id,
         includeRoles: req.include_roles,
         includeMembers: req.include_members,
+        includeInvites: req.include_invites,
       });
       return {
         project: toProjectMessage(view.project, view.owner),
         roles: view.roles.map(toRoleMessage),
         members: view.members.map(toUserMessage),
+        invites: view.invites.map((v) => toInviteMessage(v.invite, v.sender, v.role)),
       };
     }),
 
@@ -266,16 +271,22 @@ export function createMembershipHandlers(
         pageSize: req.page_size,
         includeRoles: req.include_roles,
         includeMembers: req.include_members,
+        includeInvites: req.include_invites,
       });
       return {
         projects: entries.map((e) => ({
           project: toProjectMessage(e.project, e.owner),
           roles: e.roles.map(toRoleMessage),
           members: e.members.map(toUserMessage),
+          invites: e.invites.map((v) => toInviteMessage(v.invite, v.sender, v.role)),
         })),
         total_items: totalItems,
       };
     }),
+
+    ListReadableProjects: handle(async (_req: membership.ListReadableProjectsRequest__Output, ctx) => ({
+      projects: await useCases.projects.listReadable(requireUser(ctx)),
+    })),
 
     UpdateProject: handle(async (req: membership.UpdateProjectRequest__Output, ctx) => {
       const { project, owner } = await useCases.projects.update(requireUser(ctx), {
@@ -319,5 +330,23 @@ export function createMembershipHandlers(
       });
       return { user: toUserMessage(user), api_key_hashes: apiKeyHashes };
     }),
+
+    GetProjectAccount: handle(async (req: membership.GetProjectAccountRequest__Output) => {
+      const { accountId, storageLimitBytes } = await useCases.accounts.getProjectAccount(req.project_id);
+      return { account_id: accountId, storage_limit_bytes: storageLimitBytes };
+    }),
+
+    GetAccount: handle(async (_req: membership.GetAccountRequest__Output, ctx) => ({
+      account: toAccountMessage(await useCases.accounts.get(requireUser(ctx))),
+    })),
+
+    UpdateAccount: handle(async (req: membership.UpdateAccountRequest__Output) => ({
+      account: toAccountMessage(
+        await useCases.accounts.update(req.user_id, {
+          collaboratorLimit: req.reset_collaborator_limit ? null : (req.collaborator_limit ?? undefined),
+          storageLimitBytes: req.reset_storage_limit ? null : (req.storage_limit_bytes ?? undefined),
+        }),
+      ),
+    })),
   };
 }

@@ -9,6 +9,7 @@ import type {
   RoleWithMembers,
   User,
 } from '../../src/application/ports';
+import type { AccountDefaults, AccountOverrides } from '../../src/domain/account';
 import type { AccessLevel, MembershipFacts } from '../../src/domain/access';
 import type { NewProject } from '../../src/domain/project';
 import type { NewUser } from '../../src/domain/user';
@@ -29,6 +30,7 @@ interface State {
   roles: Role[];
   roleMembers: Array<{ roleId: number; userId: number }>;
   invites: Invite[];
+  accounts: Array<{ userId: number } & AccountOverrides>;
   outbox: OutboxMessage[];
   nextId: number;
 }
@@ -48,6 +50,7 @@ export class InMemoryDatabase implements Database {
     roles: [],
     roleMembers: [],
     invites: [],
+    accounts: [],
     outbox: [],
     nextId: 1,
   };
@@ -93,7 +96,46 @@ export class InMemoryDatabase implements Database {
         .map(strip);
     };
 
+    const account = (userId: number) => {
+      const st = s();
+      if (!st.users.some((u) => u.id === userId)) return undefined;
+      let row = st.accounts.find((a) => a.userId === userId);
+      if (!row) {
+        row = { userId, collaboratorLimit: null, storageLimitBytes: null };
+        st.accounts.push(row);
+      }
+      return row;
+    };
+    const overrides = (row: AccountOverrides | undefined): AccountOverrides | undefined =>
+      row && { collaboratorLimit: row.collaboratorLimit, storageLimitBytes: row.storageLimitBytes };
+
     return {
+      accounts: {
+        ensure: async (userId) => void account(userId),
+        lock: async (userId) => overrides(account(userId)),
+        find: async (userId) => overrides(account(userId)),
+        countCollaborators: async (ownerId) => {
+          const st = s();
+          const owned = new Set(st.projects.filter((p) => p.ownerId === ownerId).map((p) => p.id));
+          const people = new Set<string>();
+          for (const projectId of owned)
+            for (const userId of memberIds(projectId))
+              people.add(st.users.find((u) => u.id === userId)!.email.toLowerCase());
+          st.invites
+            .filter((i) => owned.has(i.projectId) && isPending(i, this.now))
+            .forEach((i) => people.add(i.email.toLowerCase()));
+          const owner = st.users.find((u) => u.id === ownerId);
+          if (owner) people.delete(owner.email.toLowerCase());
+          return people.size;
+        },
+        update: async (userId, changes) => {
+          const row = account(userId);
+          if (!row) return undefined;
+          if (changes.collaboratorLimit !== undefined) row.collaboratorLimit = changes.collaboratorLimit;
+          if (changes.storageLimitBytes !== undefined) row.storageLimitBytes = changes.storageLimitBytes;
+          return overrides(row);
+        },
+      },
       users: {
         insert: async (user: NewUser) => {
           const st = s();
@@ -177,6 +219,7 @@ export class InMemoryDatabase implements Database {
             st.projectMembers.push({ projectId, userId });
           }
         },
+        findById: async (projectId) => s().projects.find((p) => p.id === projectId),
         findWithMembership: async (projectId, userId) => {
           const st = s();
           const project = st.projects.find((p) => p.id === projectId);
@@ -215,6 +258,20 @@ export class InMemoryDatabase implements Database {
         listForUser: async (userId) => {
           const st = s();
           return st.projects.filter((p) => memberIds(p.id).has(userId)).sort(byId);
+        },
+        listReadableForUser: async (userId) => {
+          const st = s();
+          const readable = new Set(
+            st.roleMembers
+              .filter((m) => m.userId === userId)
+              .map((m) => st.roles.find((r) => r.id === m.roleId))
+              .filter((r) => r !== undefined && r.access !== 'none')
+              .map((r) => r?.projectId),
+          );
+          return st.projects
+            .filter((p) => p.ownerId === userId || readable.has(p.id))
+            .sort(byId)
+            .map((p) => ({ id: p.id, name: p.name }));
         },
         update: async (projectId, changes) => {
           const project = s().projects.find((p) => p.id === projectId);
@@ -355,3 +412,6 @@ export class InMemoryDatabase implements Database {
     };
   }
 }
+
+/** Account defaults with no collaborator limit (api-compat §5.7's default), for tests not about limits. */
+export const NO_LIMITS: AccountDefaults = { collaboratorLimit: undefined, storageLimitBytes: 1024 ** 3 };

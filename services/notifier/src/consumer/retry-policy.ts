@@ -1,4 +1,4 @@
-import { PermanentMessageError } from '@flowboard/messaging';
+import { exponentialBackoff, PermanentMessageError } from '@flowboard/messaging';
 
 /** Error fields nodemailer sets on SMTP failures. */
 interface SmtpError {
@@ -24,4 +24,13 @@ export function classifySendError(error: unknown): Error {
   const permanent =
     status !== undefined && status >= 500 && status < 600 && (code === 'EENVELOPE' || code === 'EMESSAGE');
   return permanent ? new PermanentMessageError(summary) : new Error(summary);
+}
+
+/**
+ * How long a partition waits after a failed send before trying the message again: `initialMs`, doubling per
+ * attempt up to `maxMs`, ±20 % jitter. No attempt limit: a mail server down for hours is waited out (the
+ * partition holds its place, so nothing is lost), and readiness reports it meanwhile.
+ */
+export function sendRetryDelay(options: { initialMs: number; maxMs: number; random?: () => number }) {
+  return exponentialBackoff({ ...options, maxMs: Math.max(options.maxMs, options.initialMs) });
 }

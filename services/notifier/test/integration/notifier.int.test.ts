@@ -4,6 +4,7 @@ import { createLogger, loadConfig } from '@flowboard/service-kit';
 import { deleteMailTo, requireEnv, searchMail, uniqueSuffix, waitFor, waitForMail } from '@flowboard/testing';
 import { createApp, type NotifierApp } from '../../src/app';
 import { configSchema } from '../../src/config';
+import { createMailSender, createSmtpTransport, type MailSender } from '../../src/email/transport';
 
 jest.setTimeout(60_000);
 
@@ -15,6 +16,24 @@ const DLQ = 'notifier-dlq';
 
 let app: NotifierApp;
 let baseUrl: string;
+
+/** The real SMTP transport behind a switch: while `down`, every send fails as a refused connection would. */
+class SwitchableMailer implements MailSender {
+  down = false;
+  failures = 0;
+  constructor(private readonly real: MailSender) {}
+  async send(mail: Parameters<MailSender['send']>[0]) {
+    if (this.down) {
+      this.failures++;
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ESOCKET' });
+    }
+    await this.real.send(mail);
+  }
+  close() {
+    this.real.close();
+  }
+}
+let mailer: SwitchableMailer;
 const recipients: string[] = [];
 
 beforeAll(async () => {
@@ -24,8 +43,11 @@ beforeAll(async () => {
     REDIS_URL: env.REDIS_URL,
     SMTP_URL: env.SMTP_URL,
     PUBLIC_BASE_URL: 'http://flowboard.test:8080',
+    RETRY_INITIAL_MS: '200',
+    RETRY_MAX_MS: '1000',
   });
-  app = createApp(config, { logger });
+  mailer = new SwitchableMailer(createMailSender(createSmtpTransport(env.SMTP_URL), config.MAIL_FROM));
+  app = createApp(config, { logger, mailer });
   baseUrl = `http://127.0.0.1:${await app.start()}`;
   await ensureTopics(kafka, [inviteCreatedV1.topic, DLQ]);
 });
@@ -125,5 +147,30 @@ describe('notifier', () => {
     } finally {
       await consumer.disconnect();
     }
+  });
+
+  it('waits out a mail server outage with its partition paused, not ready meanwhile, then sends each e-mail once', async () => {
+    const readyz = async () => (await fetch(`${baseUrl}/readyz`)).status;
+    const first = inviteData();
+    const second = inviteData({ projectId: first.projectId }); // same key → same partition, behind the first
+    mailer.down = true;
+    try {
+      await publish(makeEvent(inviteCreatedV1, 'membership', first), String(first.projectId));
+      await publish(makeEvent(inviteCreatedV1, 'membership', second), String(second.projectId));
+      await waitFor(async () => (mailer.failures >= 3 ? true : undefined), 30_000, 'three failed attempts');
+      expect(await readyz()).toBe(503);
+      expect(await searchMail(env.MAILPIT_URL, first.email)).toHaveLength(0);
+    } finally {
+      mailer.down = false;
+    }
+    await waitForMail(env.MAILPIT_URL, first.email, 30_000);
+    await waitForMail(env.MAILPIT_URL, second.email, 30_000);
+    await waitFor(async () => ((await readyz()) === 200 ? true : undefined), 10_000, 'readiness again');
+    // Redeliveries of either event (the partition restarted from the failed one) send nothing more.
+    const marker = inviteData({ projectId: first.projectId });
+    await publish(makeEvent(inviteCreatedV1, 'membership', marker), String(marker.projectId));
+    await waitForMail(env.MAILPIT_URL, marker.email, 30_000);
+    expect(await searchMail(env.MAILPIT_URL, first.email)).toHaveLength(1);
+    expect(await searchMail(env.MAILPIT_URL, second.email)).toHaveLength(1);
   });
 });

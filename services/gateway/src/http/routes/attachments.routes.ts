@@ -41,7 +41,7 @@ const attachmentReply = (attachment: filesProto.Attachment__Output | null) => {
  * Attachment bytes never pass through the gateway's memory: uploads stream to the files service's internal HTTP
  * port as they arrive, and downloads stream back (design.md, Attachments).
  */
-export function attachmentHandlers({ boards, files, filesProxy }: RouteDeps) {
+export function attachmentHandlers({ boards, files, filesProxy, membership }: RouteDeps) {
   const internalPath = (call: Call) =>
     `/internal/projects/${call.project.projectId}/stories/${call.id('storyId')}/attachments`;
   const identity = (call: Call) => ({ userId: call.user.id, requestId: call.requestId });
@@ -101,7 +101,10 @@ export function attachmentHandlers({ boards, files, filesProxy }: RouteDeps) {
       return empty();
     },
 
-    /** Multipart, one or more files → the page of the created attachments (api-compat §5.6). */
+    /**
+     * Multipart, one or more files → the page of the created attachments (api-compat §5.6). The project's account
+     * and storage limit (one membership call) go along, so files can hold the upload to the quota (402).
+     */
     async upload(call: Call): Promise<Reply> {
       await requireStory(call);
       if (!/^multipart\/form-data\s*(;|$)/i.test(call.req.headers['content-type'] ?? '')) {
@@ -110,7 +113,12 @@ export function attachmentHandlers({ boards, files, filesProxy }: RouteDeps) {
         });
       }
       const paging = call.paging();
-      return filesProxy.forward(call.req, call.res, internalPath(call), identity(call), async (upstream) => {
+      const account = await membership.getProjectAccount(call.project.projectId);
+      const forwardAs = {
+        ...identity(call),
+        account: { accountId: account.account_id, storageLimitBytes: account.storage_limit_bytes },
+      };
+      return filesProxy.forward(call.req, call.res, internalPath(call), forwardAs, async (upstream) => {
         const body = await readUpstreamJson(upstream);
         if (upstream.statusCode !== 200) throw filesErrorFrom(upstream.statusCode ?? 502, body);
         return page('attachment', pageOf(attachmentItems(body).map(attachmentDto), paging));

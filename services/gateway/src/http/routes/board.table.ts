@@ -4,7 +4,9 @@ import { phaseHandlers } from './phases.routes';
 import { storyHandlers } from './stories.routes';
 import { taskHandlers } from './tasks.routes';
 import { commentHandlers } from './comments.routes';
-import { P, S } from './paths';
+import { tagHandlers } from './tags.routes';
+import { meStoryHandlers } from './me-stories.routes';
+import { P, S, V1 } from './paths';
 
 /** Stories, phases, tags, tasks and comments (boards' side of the API). */
 export function boardRoutes(deps: RouteDeps): Route[] {
@@ -12,6 +14,8 @@ export function boardRoutes(deps: RouteDeps): Route[] {
   const phases = phaseHandlers(deps);
   const tasks = taskHandlers(deps);
   const comments = commentHandlers(deps);
+  const tags = tagHandlers(deps);
+  const meStories = meStoryHandlers(deps);
   const PH = `${P}/phases/:phaseId`;
   const T = `${S}/tasks/:taskId`;
   const C = `${S}/comments/:commentId`;
@@ -41,5 +45,21 @@ export function boardRoutes(deps: RouteDeps): Route[] {
     route('GET', C, { access: 'Read' }, comments.get),
     route('PUT', C, { access: 'ReadWrite' }, comments.update),
     route('DELETE', C, { access: 'ReadWrite' }, comments.remove),
+    // Tags: `{tag}` is an id or a URL-encoded name (api-compat §5.5); story-scoped ones under S/tags.
+    route('GET', `${P}/tags`, { access: 'Read' }, tags.list),
+    route('POST', `${P}/tags`, { access: 'ReadWrite' }, tags.create),
+    route('GET', `${P}/tags/:tag(text)`, { access: 'Read' }, tags.get),
+    route('PUT', `${P}/tags/:tag(text)`, { access: 'ReadWrite' }, tags.update),
+    route('DELETE', `${P}/tags/:tag(text)`, { access: 'ReadWrite' }, tags.remove),
+    route('GET', `${P}/tags/:tag(text)/stories`, { access: 'Read' }, tags.listStories),
+    route('POST', `${P}/tags/:tag(text)/stories`, { access: 'ReadWrite' }, tags.addStory),
+    route('PUT', `${P}/tags/:tag(text)/stories`, { access: 'ReadWrite' }, tags.setStories),
+    route('DELETE', `${P}/tags/:tag(text)/stories/:storyId`, { access: 'ReadWrite' }, tags.removeStory),
+    route('GET', `${S}/tags`, { access: 'Read' }, tags.listForStory),
+    route('POST', `${S}/tags`, { access: 'ReadWrite' }, tags.addToStory),
+    route('PUT', `${S}/tags`, { access: 'ReadWrite' }, tags.setOnStory),
+    route('DELETE', `${S}/tags/:tag(text)`, { access: 'ReadWrite' }, tags.removeFromStory),
+    // The caller's stories across the projects they may read (no project in the path: no access check here).
+    route('GET', `${V1}/me/stories`, {}, meStories.list),
   ];
 }

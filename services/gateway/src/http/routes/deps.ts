@@ -14,4 +14,6 @@ export interface RouteDeps {
   access: ProjectAccessResolver;
   /** Cached key verifications, dropped when a key is deleted or its user changes. */
   apiKeys: ApiKeyAuthenticator;
+  /** OPERATOR_TOKEN: the admin endpoints' credential; undefined = they are 404. */
+  operatorToken?: string;
 }

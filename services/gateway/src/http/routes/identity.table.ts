@@ -1,4 +1,5 @@
 import { route, type Route } from '../router';
+import { adminHandlers } from './admin.routes';
 import type { RouteDeps } from './deps';
 import { inviteHandlers } from './invites.routes';
 import { memberHandlers } from './members.routes';
@@ -14,6 +15,7 @@ export function identityRoutes(deps: RouteDeps): Route[] {
   const invites = inviteHandlers(deps);
   const roles = roleHandlers(deps);
   const members = memberHandlers(deps);
+  const admin = adminHandlers(deps);
   const role = `${P}/roles/:roleId`;
   return [
     route('POST', `${V1}/users`, { public: true }, users.signUp),
@@ -22,6 +24,9 @@ export function identityRoutes(deps: RouteDeps): Route[] {
     route('GET', `${V1}/me/apikeys`, {}, users.listApiKeys),
     route('POST', `${V1}/me/apikeys`, {}, users.createApiKey),
     route('DELETE', `${V1}/me/apikeys/:keyId`, {}, users.deleteApiKey),
+    route('GET', `${V1}/me/account`, {}, users.account),
+    // The operator token, not an API key: the handler checks it (404 when OPERATOR_TOKEN is unset).
+    route('PUT', `${V1}/admin/accounts/:userId`, { public: true }, admin.updateAccount),
 
     route('GET', `${V1}/projects`, {}, projects.list),
     route('POST', `${V1}/projects`, {}, projects.create),

@@ -21,7 +21,10 @@ function rejectWhere(call: Call): void {
 
 export function inviteHandlers({ membership, access }: RouteDeps) {
   return {
-    /** Body `{email, role}`; `role` is an id, a numeric string or `{id}` of a role of this project. */
+    /**
+     * Body `{email, role}`; `role` is an id, a numeric string or `{id}` of a role of this project. A pending
+     * invite counts against the account's collaborator limit: over it, 402 `plan-limit` (after 400 and 409).
+     */
     async create(call: Call): Promise<Reply> {
       const fields = (await call.body()).object();
       const email = requiredString(fields, 'email');
@@ -62,7 +65,8 @@ export function inviteHandlers({ membership, access }: RouteDeps) {
 
     /**
      * `POST /api/v1/invites/{token}/accept` (api-compat §6): any valid key; the caller joins the invite's role.
-     * The caller's access to that project changed, so its cached access decisions go.
+     * The caller's access to that project changed, so its cached access decisions go. 402 when joining would
+     * add a collaborator over the limit (see docs/design.md, accounts).
      */
     async accept(call: Call): Promise<Reply> {
       noEnrichments(call);

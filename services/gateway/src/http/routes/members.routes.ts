@@ -35,7 +35,10 @@ export function memberHandlers({ membership, access }: RouteDeps) {
       return resource('user', userDto(user));
     },
 
-    /** Body: one user reference (`42`, `"bob"` or an object); an existing member is a no-op. Answers the page. */
+    /**
+     * Body: one user reference (`42`, `"bob"` or an object); an existing member is a no-op. Answers the page.
+     * A new collaborator over the account's limit: 402 `plan-limit` (membership decides).
+     */
     async add(call: Call): Promise<Reply> {
       const user = userRef((await call.body()).value());
       noEnrichments(call);

@@ -3,15 +3,30 @@ import type { boards, membership } from '@flowboard/proto';
 import { projectDto } from '../../representation/project.dto';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';
+import type { EffectiveAccess } from '../../authz/access';
 import { invalidField, optionalString, requiredString } from '../fields';
 import { pageDto } from '../../representation/page';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { userRef } from './user-refs';
+import { projectMetricsFor } from './project-metrics';
 
-// TODO(project-enrichments): `metrics` and `invites` (Admin only; `everything` leaves it out) need RPCs that do
-// not exist yet; until then they are unknown (400) rather than silently missing.
-export const PROJECT_ENRICHMENTS: EnrichmentVocabulary = { names: ['details', 'members', 'phases', 'roles'] };
+/**
+ * `invites` is Admin only and must be asked for by name (api-compat §4.3): `everything` leaves it out for
+ * everyone, so a response's shape never depends on the caller's role (strict clients reject extra keys).
+ */
+export const PROJECT_ENRICHMENTS: EnrichmentVocabulary = {
+  names: ['details', 'members', 'metrics', 'phases', 'roles', 'invites'],
+  everything: ['details', 'members', 'metrics', 'phases', 'roles'],
+};
+
+/** A single project's enrichments, given the caller's access: `invites` by name below Admin → 403. */
+function projectEnrichments(call: Call, access: EffectiveAccess): ReadonlySet<string> {
+  const enrich = call.enrichments(PROJECT_ENRICHMENTS);
+  if (enrich.has('invites') && access !== 'admin')
+    throw new DomainError('PermissionDenied', "The 'invites' enrichment needs admin access to the project.");
+  return enrich;
+}
 
 export function projectHandlers(deps: RouteDeps) {
   const { membership, boards, access } = deps;
@@ -22,24 +37,29 @@ export function projectHandlers(deps: RouteDeps) {
     enrich: ReadonlySet<string>,
     known: { project?: membership.Project__Output; phases?: boards.Phase__Output[] } = {},
   ) {
-    const needsProjectCall = !known.project || enrich.has('roles') || enrich.has('members');
-    const [got, phases] = await Promise.all([
+    const needsProjectCall =
+      !known.project || enrich.has('roles') || enrich.has('members') || enrich.has('invites');
+    const [got, phases, metrics] = await Promise.all([
       needsProjectCall
         ? membership.getProject({
             project_id: projectId,
             include_roles: enrich.has('roles'),
             include_members: enrich.has('members'),
+            include_invites: enrich.has('invites'),
           })
         : undefined,
       enrich.has('phases') ? (known.phases ?? boards.listPhases(projectId).then((r) => r.phases)) : undefined,
+      projectMetricsFor(boards, [projectId], enrich),
     ]);
     const project = got?.project ?? known.project;
     if (!project) throw new DomainError('Internal', 'GetProject returned no project');
     return projectDto(project, {
       details: enrich.has('details'),
       members: enrich.has('members') ? (got?.members ?? []) : undefined,
+      metrics: metrics?.get(projectId),
       phases,
       roles: enrich.has('roles') ? (got?.roles ?? []) : undefined,
+      invites: enrich.has('invites') ? (got?.invites ?? []) : undefined,
     });
   }
 
@@ -57,7 +77,8 @@ export function projectHandlers(deps: RouteDeps) {
         description: optionalString(fields, 'description') ?? '',
         details: optionalString(fields, 'details') ?? '',
       };
-      const enrich = call.enrichments(PROJECT_ENRICHMENTS);
+      // The creator owns the new project: admin.
+      const enrich = projectEnrichments(call, 'admin');
       const { project } = await membership.createProject(request);
       if (!project) throw new DomainError('Internal', 'CreateProject returned no project');
       const { phases } = await boards.createBoard(project.id);
@@ -65,7 +86,7 @@ export function projectHandlers(deps: RouteDeps) {
     },
 
     async get(call: Call): Promise<Reply> {
-      const enrich = call.enrichments(PROJECT_ENRICHMENTS);
+      const enrich = projectEnrichments(call, call.project.access);
       return resource('project', await projectView(call.project.projectId, enrich));
     },
 
@@ -83,7 +104,15 @@ export function projectHandlers(deps: RouteDeps) {
         page_size: paging.pageSize,
         include_roles: enrich.has('roles'),
         include_members: enrich.has('members'),
+        // Membership refuses (403) unless the caller is admin of every project of the page.
+        include_invites: enrich.has('invites'),
       });
+      // One BatchGetProjectMetrics call for the whole page.
+      const metrics = await projectMetricsFor(
+        boards,
+        projects.flatMap((entry) => (entry.project ? [entry.project.id] : [])),
+        enrich,
+      );
       const items = await Promise.all(
         projects.map(async (entry) => {
           if (!entry.project) throw new DomainError('Internal', 'ListProjects returned an empty entry');
@@ -93,8 +122,10 @@ export function projectHandlers(deps: RouteDeps) {
           return projectDto(entry.project, {
             details: enrich.has('details'),
             members: enrich.has('members') ? entry.members : undefined,
+            metrics: metrics?.get(entry.project.id),
             phases,
             roles: enrich.has('roles') ? entry.roles : undefined,
+            invites: enrich.has('invites') ? entry.invites : undefined,
           });
         }),
       );
@@ -115,7 +146,7 @@ export function projectHandlers(deps: RouteDeps) {
       const ownerValue = fields.owner;
       const owner =
         ownerValue === undefined || ownerValue === null ? undefined : userRef(ownerValue, "'owner'");
-      const enrich = call.enrichments(PROJECT_ENRICHMENTS);
+      const enrich = projectEnrichments(call, call.project.access);
       try {
         await membership.updateProject({
           project_id: projectId,

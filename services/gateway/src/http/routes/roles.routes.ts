@@ -120,7 +120,7 @@ export function roleHandlers({ membership, access }: RouteDeps) {
       return membersPage(call, members);
     },
 
-    /** Body: one user reference (`42`, `"bob"`, `{id}`, `{userName}`). */
+    /** Body: one user reference (`42`, `"bob"`, `{id}`, `{userName}`). New collaborator over the limit: 402. */
     async addMember(call: Call): Promise<Reply> {
       const user = userRef((await call.body()).value());
       call.enrichments({ names: [] });
@@ -131,7 +131,7 @@ export function roleHandlers({ membership, access }: RouteDeps) {
       return membersPage(call, members);
     },
 
-    /** Body: an array of user references; the role's members become exactly these. */
+    /** Body: an array of user references; the role's members become exactly these (402 as for addMember). */
     async setMembers(call: Call): Promise<Reply> {
       const users = (await call.body()).array().map((v) => userRef(v));
       call.enrichments({ names: [] });

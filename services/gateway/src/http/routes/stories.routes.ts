@@ -6,6 +6,9 @@ import { pageDto } from '../../representation/page';
 import { storyDto, storyUserIds } from '../../representation/story.dto';
 import { taskDto, taskUserIds } from '../../representation/task.dto';
 import { commentDto, commentUserIds } from '../../representation/comment.dto';
+import { tagDto } from '../../representation/tag.dto';
+import { tagRefsField } from './tag-refs';
+import { storyHistoryBatch, storyHistoryFields } from './story-history';
 import type { Fields } from '../body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';
@@ -13,8 +16,9 @@ import { invalidField, optionalReference, optionalString, requiredString, type R
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 
-// TODO(story-enrichments): tags, milestones, steps, metrics arrive with their RPCs.
-export const STORY_ENRICHMENTS: EnrichmentVocabulary = { names: ['details', 'tasks', 'comments'] };
+export const STORY_ENRICHMENTS: EnrichmentVocabulary = {
+  names: ['details', 'tags', 'tasks', 'comments', 'milestones', 'steps', 'metrics'],
+};
 
 /** A user reference (api-compat §1.4, §5.3): an id, a username, `{id}` or `{userName}`/`{username}`. */
 export type UserReference = { id: number } | { userName: string };
@@ -57,12 +61,12 @@ const NAMES_USERS = /\b(owner|creator)\s*:/i;
 
 /**
  * Stories as API resources: creator, owner, task finishers and comment authors resolved in ONE batch, the
- * project name from the access check. `with=tasks`/`with=comments` add one batched boards call each; the arrays
+ * project name from the access check. `with=tags`/`tasks`/`comments` add one batched boards call each; the arrays
  * are always present when requested (even empty).
  */
 export async function storyDtosFor(
   deps: Pick<RouteDeps, 'membership' | 'boards'>,
-  call: Call,
+  call: { project: Pick<Call['project'], 'projectId' | 'projectName'> },
   stories: boards.Story__Output[],
   enrich: ReadonlySet<string>,
 ): Promise<Dto[]> {
@@ -70,11 +74,18 @@ export async function storyDtosFor(
   const storyIds = stories.map((s) => s.id);
   const wantTasks = enrich.has('tasks') && stories.length > 0;
   const wantComments = enrich.has('comments') && stories.length > 0;
-  const [taskBatch, commentBatch] = await Promise.all([
+  // with=tags: one BatchGetStoryTags per response, in parallel with the batches below.
+  const tagBatch =
+    enrich.has('tags') && stories.length > 0 ? deps.boards.batchGetStoryTags(projectId, storyIds) : undefined;
+  tagBatch?.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
+  const [taskBatch, commentBatch, historyBatch] = await Promise.all([
     wantTasks ? deps.boards.batchGetStoryTasks(projectId, storyIds) : undefined,
     wantComments ? deps.boards.batchGetStoryComments(projectId, storyIds) : undefined,
+    storyHistoryBatch(deps.boards, projectId, storyIds, enrich),
   ]);
+  const history = new Map((historyBatch?.stories ?? []).map((h) => [h.story_id, h]));
   const tasks = new Map((taskBatch?.stories ?? []).map((s) => [s.story_id, s.tasks]));
+  const tags = new Map(((await tagBatch)?.stories ?? []).map((s) => [s.story_id, s.tags]));
   const comments = new Map((commentBatch?.stories ?? []).map((s) => [s.story_id, s.comments]));
   const users = await resolveUsers(deps.membership, [
     ...storyUserIds(stories),
@@ -87,10 +98,12 @@ export async function storyDtosFor(
       users,
       details: enrich.has('details'),
     }),
+    tags: enrich.has('tags') ? (tags.get(story.id) ?? []).map(tagDto) : undefined,
     tasks: enrich.has('tasks') ? (tasks.get(story.id) ?? []).map((t) => taskDto(t, users)) : undefined,
     comments: enrich.has('comments')
       ? (comments.get(story.id) ?? []).map((c) => commentDto(c, users))
       : undefined,
+    ...storyHistoryFields(history.get(story.id), enrich),
   }));
 }
 
@@ -190,7 +203,6 @@ export function storyHandlers(deps: RouteDeps) {
   }
 
   return {
-    // TODO(story-tags): `tags` on create arrives with its RPCs.
     async create(call: Call): Promise<Reply> {
       const { projectId } = call.project;
       const fields = (await call.body()).object();
@@ -208,6 +220,7 @@ export function storyHandlers(deps: RouteDeps) {
         owner_id: owner ? await ownerIdFor(projectId, owner) : 0,
         deadline: optionalString(fields, 'deadline') ?? '',
         tasks: newTasks(fields),
+        tags: tagRefsField(fields, 'tags'),
       });
       return storyReply(call, story, enrich);
     },

@@ -1,4 +1,5 @@
 import { DomainError } from '@flowboard/service-kit';
+import { accountDto } from '../../representation/account.dto';
 import { apiKeyDto } from '../../representation/api-key.dto';
 import { pageOf } from '../../representation/page';
 import { signedUpUserDto, userDto } from '../../representation/user.dto';
@@ -6,9 +7,10 @@ import type { Call } from '../call';
 import { optionalString, requiredString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
+import { ownedStoryRefs } from './me-stories.routes';
 
 /** Sign-up (`POST /api/v1/users`, no key) and the current user (`/api/v1/me`). */
-export function userHandlers({ membership, apiKeys }: RouteDeps) {
+export function userHandlers({ membership, files, apiKeys, boards }: RouteDeps) {
   return {
     /** Body `{name?, userName|username, email}` → the full record plus the first API key (api-compat §6). */
     async signUp(call: Call): Promise<Reply> {
@@ -22,12 +24,15 @@ export function userHandlers({ membership, apiKeys }: RouteDeps) {
       return resource('user', signedUpUserDto(user, api_key));
     },
 
-    // TODO(me-stories): `with=stories` once boards can list a user's stories; until then only `everything`.
+    /** `GET /me`; `with=stories` adds `{id, text}` of every story the caller owns (api-compat §5.1). */
     async me(call: Call): Promise<Reply> {
-      call.enrichments({ names: [] });
-      const { user } = await membership.getCurrentUser();
+      const enrich = call.enrichments({ names: ['stories'] });
+      const [{ user }, stories] = await Promise.all([
+        membership.getCurrentUser(),
+        enrich.has('stories') ? ownedStoryRefs({ membership, boards }, call.user.id) : undefined,
+      ]);
       if (!user) throw new DomainError('Internal', 'GetCurrentUser returned no user');
-      return resource('user', userDto(user));
+      return resource('user', { ...userDto(user), stories });
     },
 
     /**
@@ -50,6 +55,20 @@ export function userHandlers({ membership, apiKeys }: RouteDeps) {
       if (!user) throw new DomainError('Internal', 'UpdateCurrentUser returned no user');
       await apiKeys.forget(api_key_hashes);
       return resource('user', userDto(user));
+    },
+
+    /**
+     * `GET /me/account` (a flowboard addition): the caller's account — limits, collaborators (membership) and
+     * storage in use (files). The account id is the caller's id, so the two calls run at once.
+     */
+    async account(call: Call): Promise<Reply> {
+      call.enrichments({ names: [] });
+      const [{ account }, storage] = await Promise.all([
+        membership.getAccount(),
+        files.getStorageUsage(call.user.id),
+      ]);
+      if (!account) throw new DomainError('Internal', 'GetAccount returned no account');
+      return resource('account', accountDto(account, storage));
     },
 
     /** `GET /me/apikeys` (api-compat §6): `{id, createTime, enabled, hint}` each, id order. */

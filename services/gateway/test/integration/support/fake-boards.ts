@@ -88,7 +88,33 @@ export class FakeBoards {
         this.calls.record(name, ctx);
         return fn(req, requireUser(ctx));
       });
+    // Tags are tested end to end against the real boards service (test/e2e/test/tags.e2e.test.ts). Here stories
+    // carry no tags (`with=tags` gives []), and the other tag RPCs fail loudly if a test reaches them.
+    const notFaked = (name: string) =>
+      h(name, async () => {
+        throw new DomainError('Internal', `${name} is not faked`);
+      });
+    const tags = {
+      ListTags: notFaked('ListTags'),
+      GetTag: notFaked('GetTag'),
+      CreateTag: notFaked('CreateTag'),
+      UpdateTag: notFaked('UpdateTag'),
+      DeleteTag: notFaked('DeleteTag'),
+      BatchGetTagStories: notFaked('BatchGetTagStories'),
+      ListTagStories: notFaked('ListTagStories'),
+      AddTagStory: notFaked('AddTagStory'),
+      SetTagStories: notFaked('SetTagStories'),
+      RemoveTagStory: notFaked('RemoveTagStory'),
+      ListStoryTags: notFaked('ListStoryTags'),
+      AddStoryTag: notFaked('AddStoryTag'),
+      SetStoryTags: notFaked('SetStoryTags'),
+      RemoveStoryTag: notFaked('RemoveStoryTag'),
+      BatchGetStoryTags: h('BatchGetStoryTags', async (req: boards.BatchGetStoryTagsRequest__Output) => ({
+        stories: req.story_ids.map((id) => ({ story_id: id, tags: [] })),
+      })),
+    };
     const implementation: boards.BoardsServiceHandlers = {
+      ...tags,
       CreateBoard: h('CreateBoard', async (req: boards.CreateBoardRequest__Output) => ({
         phases: this.board(req.project_id),
       })),
@@ -287,6 +313,25 @@ export class FakeBoards {
           })),
         }),
       ),
+      // Story history and metrics, /me/stories (helper 2): no history is kept here.
+      BatchGetStoryHistory: h(
+        'BatchGetStoryHistory',
+        async (req: boards.BatchGetStoryHistoryRequest__Output) => ({
+          stories: req.story_ids.map((id) => ({ story_id: id, milestones: [], steps: [] })),
+        }),
+      ),
+      BatchGetProjectMetrics: h(
+        'BatchGetProjectMetrics',
+        async (req: boards.BatchGetProjectMetricsRequest__Output) => ({
+          projects: req.project_ids.map((id) => ({ project_id: id })),
+        }),
+      ),
+      ListOwnedStories: h('ListOwnedStories', async (req: boards.ListOwnedStoriesRequest__Output) => {
+        const owned = [...this.stories.values()].filter(
+          (s) => s.owner_id === req.owner_id && req.project_ids.includes(s.project_id),
+        );
+        return { stories: owned, total_items: owned.length };
+      }),
     };
     return { name: 'flowboard.boards.v1.BoardsService', definition: BoardsService.service, implementation };
   }

@@ -19,6 +19,8 @@ export class FakeFiles {
   >();
   /** The last ListAttachments request (to check the forwarded `where`). */
   lastList?: files.ListAttachmentsRequest__Output;
+  /** What GetStorageUsage reports, per account id (absent: nothing stored). */
+  readonly storageUsage = new Map<number, { used_bytes: number; reserved_bytes: number }>();
   private nextId = 100;
 
   add(projectId: number, storyId: number, fileName: string): files.Attachment & { id: number } {
@@ -71,6 +73,11 @@ export class FakeFiles {
         this.attachments.delete(this.find(r).id);
         return {};
       }),
+      GetStorageUsage: unary(
+        logger,
+        async (r: files.GetStorageUsageRequest__Output) =>
+          this.storageUsage.get(r.account_id) ?? { used_bytes: 0, reserved_bytes: 0 },
+      ),
     };
     return { name: 'flowboard.files.v1.FilesService', definition: FilesService.service, implementation };
   }

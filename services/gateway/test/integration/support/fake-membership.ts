@@ -22,6 +22,10 @@ export class FakeMembership {
   readonly users = new Map<number, User>();
   readonly keys = new Map<string, number>();
   readonly projects = new Map<number, FakeProject>();
+  /** The storage limit GetProjectAccount reports for every account without its own. */
+  storageLimitBytes = 1024 * 1024 * 1024;
+  /** Limits set by UpdateAccount, per user id. */
+  readonly accountLimits = new Map<number, { collaborator_limit?: number; storage_limit_bytes?: number }>();
   private nextId: number;
 
   constructor(idBase: number) {
@@ -151,12 +155,30 @@ export class FakeMembership {
       DeleteInvite: h('DeleteInvite', notFaked),
       AcceptInvite: h('AcceptInvite', notFaked),
       ListProjects: h('ListProjects', notFaked),
+      ListReadableProjects: h('ListReadableProjects', notFaked),
       UpdateProject: h('UpdateProject', notFaked),
       DeleteProject: h('DeleteProject', notFaked),
       ListApiKeys: h('ListApiKeys', notFaked),
       CreateApiKey: h('CreateApiKey', notFaked),
       DeleteApiKey: h('DeleteApiKey', notFaked),
       UpdateCurrentUser: h('UpdateCurrentUser', notFaked),
+      // Accounts: limits kept here; counting collaborators is membership's (its own tests, and test/e2e).
+      GetAccount: h('GetAccount', async (_req, userId) => ({ account: this.account(userId()) })),
+      UpdateAccount: h('UpdateAccount', async (req: membership.UpdateAccountRequest__Output) => {
+        if (!this.users.has(req.user_id)) throw new DomainError('NotFound', 'No such user.');
+        const limits = this.accountLimits.get(req.user_id) ?? {};
+        if (req.reset_collaborator_limit) delete limits.collaborator_limit;
+        else if (req.collaborator_limit !== undefined) limits.collaborator_limit = req.collaborator_limit;
+        if (req.reset_storage_limit) delete limits.storage_limit_bytes;
+        else if (req.storage_limit_bytes !== undefined) limits.storage_limit_bytes = req.storage_limit_bytes;
+        this.accountLimits.set(req.user_id, limits);
+        return { account: this.account(req.user_id) };
+      }),
+      GetProjectAccount: h('GetProjectAccount', async (req: membership.GetProjectAccountRequest__Output) => {
+        const fake = this.projects.get(req.project_id);
+        if (!fake?.project.owner) throw new DomainError('NotFound', 'Project not found.');
+        return { account_id: fake.project.owner.id, storage_limit_bytes: this.storageLimitBytes };
+      }),
       CreateInvite: h('CreateInvite', async (req: membership.CreateInviteRequest__Output, userId) => {
         const fake = this.visible(req.project_id, userId());
         const role = fake.roles.find((r) => r.id === req.role_id);
@@ -178,6 +200,16 @@ export class FakeMembership {
       name: 'flowboard.membership.v1.MembershipService',
       definition: MembershipService.service,
       implementation,
+    };
+  }
+
+  private account(userId: number): membership.Account__Output {
+    const limits = this.accountLimits.get(userId) ?? {};
+    return {
+      id: userId,
+      ...(limits.collaborator_limit === undefined ? {} : { collaborator_limit: limits.collaborator_limit }),
+      collaborators_used: 0,
+      storage_limit_bytes: limits.storage_limit_bytes ?? this.storageLimitBytes,
     };
   }
 

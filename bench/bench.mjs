@@ -1,0 +1,259 @@
+// Board API load benchmark (see docs/benchmarks.md). Run through `npm run bench` (bench/run.sh sets the env).
+//
+// 1. Signs up a user, creates a project through the API (so membership and boards agree), and BENCH_KEYS API
+//    keys: the gateway rate-limits per key (1,200 requests a minute), and the load is meant to measure the
+//    service, not the limiter's refusal path, so requests rotate over the keys.
+// 2. Seeds BENCH_STORIES stories straight into the boards schema with INSERT ... SELECT generate_series, in
+//    chunks with progress output: going through the API would take most of an hour. Each story gets what the
+//    service would have written: an open milestone and step, tasks on every 4th story, an owner on every other
+//    one, and one or two of 20 tags (when the tag tables exist).
+// 3. Runs each scenario with autocannon at BENCH_CONNECTIONS connections for BENCH_DURATION seconds, after a
+//    short warm-up, and prints one table.
+import os from 'node:os';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const env = (name, fallback) => process.env[name] ?? fallback;
+const GATEWAY_URL = env('GATEWAY_URL', 'http://127.0.0.1:8080');
+const DATABASE_URL = env('BOARDS_DATABASE_URL');
+const STORIES = Number(env('BENCH_STORIES', '100000'));
+const CONNECTIONS = Number(env('BENCH_CONNECTIONS', '32'));
+const DURATION = Number(env('BENCH_DURATION', '10'));
+const KEYS = Number(env('BENCH_KEYS', '64'));
+const CHUNK = 10_000;
+const TAGS = 20;
+
+if (!DATABASE_URL) throw new Error('BOARDS_DATABASE_URL is required (bench/run.sh sets it)');
+
+const log = (message) => console.log(`[bench] ${message}`);
+
+async function api(path, { method = 'GET', key, body } = {}) {
+  const res = await fetch(`${GATEWAY_URL}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-Zen-ApiKey': key } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+async function setUp() {
+  const suffix = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const user = await api('/api/v1/users', {
+    method: 'POST',
+    body: { userName: `bench-${suffix}`, email: `bench-${suffix}@example.test`, name: 'Bench' },
+  });
+  const keys = [user.apiKey];
+  while (keys.length < KEYS) {
+    keys.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(16, KEYS - keys.length) }, () =>
+          api('/api/v1/me/apikeys', { method: 'POST', key: user.apiKey }).then((k) => k.key),
+        ),
+      )),
+    );
+  }
+  const project = await api('/api/v1/projects', {
+    method: 'POST',
+    key: user.apiKey,
+    body: { name: `Bench ${suffix}`, description: `${STORIES} stories` },
+  });
+  log(`user ${user.id} (${keys.length} API keys), project ${project.id}`);
+  return { userId: user.id, keys, projectId: project.id };
+}
+
+async function seed(db, projectId, userId) {
+  const { rows: phases } = await db.query(
+    'SELECT id, position FROM phases WHERE project_id = $1 ORDER BY position',
+    [projectId],
+  );
+  if (phases.length !== 5) throw new Error(`expected the 5 default phases, got ${phases.length}`);
+  const phaseIds = phases.map((p) => p.id);
+  const { rows: tagTables } = await db.query(
+    "SELECT to_regclass('tags') IS NOT NULL AND to_regclass('story_tags') IS NOT NULL AS present",
+  );
+  const withTags = tagTables[0].present;
+  let tagIds = [];
+  if (withTags) {
+    const { rows } = await db.query(
+      `INSERT INTO tags (project_id, name) SELECT $1, 'tag ' || g FROM generate_series(1, ${TAGS}) g RETURNING id`,
+      [projectId],
+    );
+    tagIds = rows.map((r) => r.id);
+  } else {
+    log('no tag tables: seeding without tags');
+  }
+
+  const started = Date.now();
+  for (let from = 1; from <= STORIES; from += CHUNK) {
+    const to = Math.min(STORIES, from + CHUNK - 1);
+    await db.query('BEGIN');
+    // Phase by g % 5 (Backlog..Archive), so positions within a phase are 1, 2, ... in id order; status follows
+    // the phase; created one second apart, the newest now.
+    await db.query(
+      `INSERT INTO stories (project_id, id, text, details, size, priority, color, status, phase_id, board_position,
+                            creator_id, owner_id, created_at, updated_at)
+       SELECT $1, g, 'Story ' || g || ' of the bench board',
+              CASE WHEN g % 10 = 0 THEN 'Details of story ' || g ELSE '' END,
+              CASE WHEN g % 3 = 0 THEN (g % 8)::text ELSE '' END, '',
+              (ARRAY['grey','blue','red','green','orange','yellow','purple','teal'])[1 + g % 8],
+              (ARRAY['planned','started','started','started','finished'])[1 + g % 5],
+              ($4::bigint[])[1 + g % 5], (g - 1) / 5 + 1, $5,
+              CASE WHEN g % 2 = 0 THEN $5::bigint END,
+              now() - ($6 - g) * interval '1 second', now()
+       FROM generate_series($2::int, $3::int) g`,
+      [projectId, from, to, phaseIds, userId, STORIES],
+    );
+    await db.query(
+      `INSERT INTO story_milestones (project_id, story_id, phase_id, start_time)
+       SELECT project_id, id, phase_id, created_at FROM stories WHERE project_id = $1 AND id BETWEEN $2 AND $3`,
+      [projectId, from, to],
+    );
+    await db.query(
+      `INSERT INTO story_steps (project_id, story_id, type, start_time)
+       SELECT project_id, id,
+              CASE status WHEN 'planned' THEN 'backlog' WHEN 'finished' THEN 'archive' ELSE 'working' END,
+              created_at
+       FROM stories WHERE project_id = $1 AND id BETWEEN $2 AND $3`,
+      [projectId, from, to],
+    );
+    await db.query(
+      `INSERT INTO tasks (project_id, story_id, text, status, position, finished_at, finished_by)
+       SELECT $1, g, 'Task ' || t || ' of story ' || g,
+              CASE WHEN t = 1 THEN 'complete' ELSE 'incomplete' END, t,
+              CASE WHEN t = 1 THEN now() END, CASE WHEN t = 1 THEN $4::bigint END
+       FROM generate_series($2::int, $3::int) g CROSS JOIN generate_series(1, 2) t
+       WHERE g % 4 = 0`,
+      [projectId, from, to, userId],
+    );
+    if (withTags) {
+      await db.query(
+        `INSERT INTO story_tags (project_id, story_id, tag_id)
+         SELECT $1::bigint, g, ($4::bigint[])[1 + g % ${TAGS}] FROM generate_series($2::int, $3::int) g
+         UNION ALL
+         SELECT $1::bigint, g, ($4::bigint[])[1 + (g + 7) % ${TAGS}] FROM generate_series($2::int, $3::int) g
+         WHERE g % 3 = 0`,
+        [projectId, from, to, tagIds],
+      );
+    }
+    await db.query('COMMIT');
+    const rate = Math.round(to / ((Date.now() - started) / 1000));
+    log(`seeded ${to.toLocaleString('en')} / ${STORIES.toLocaleString('en')} stories (${rate}/s)`);
+  }
+  // New stories continue after the seeded ids, as if they had been created through the API.
+  await db.query('UPDATE boards SET last_story_id = $2 WHERE project_id = $1', [projectId, STORIES]);
+  // Statistics for the planner, and the visibility map for index-only counts, as autovacuum would leave them.
+  await db.query('VACUUM ANALYZE stories, story_milestones, story_steps, tasks');
+  if (withTags) await db.query('VACUUM ANALYZE tags, story_tags');
+  log(`seeding done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { phaseIds, withTags };
+}
+
+function run(title, { keys, method = 'GET', path, body, duration = DURATION, connections = CONNECTIONS }) {
+  let i = 0;
+  const request = {
+    method,
+    setupRequest: (req) => {
+      i++;
+      const p = typeof path === 'function' ? path(i) : path;
+      return {
+        ...req,
+        path: p,
+        headers: { 'Content-Type': 'application/json', 'X-Zen-ApiKey': keys[i % keys.length] },
+        body: typeof body === 'function' ? JSON.stringify(body(i)) : body && JSON.stringify(body),
+      };
+    },
+  };
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: GATEWAY_URL, connections, duration, requests: [request], timeout: 30 },
+      (err, result) => (err ? reject(err) : resolve({ title, result })),
+    );
+  });
+}
+
+const rand = (n) => 1 + Math.floor(Math.random() * n);
+
+async function main() {
+  const db = new pg.Client({ connectionString: DATABASE_URL, options: '-c search_path=boards' });
+  await db.connect();
+  const { userId, keys, projectId } = await setUp();
+  let seeded;
+  try {
+    seeded = await seed(db, projectId, userId);
+  } finally {
+    await db.end();
+  }
+  const P = `/api/v1/projects/${projectId}`;
+  const tags = seeded.withTags ? 'with=tags&' : '';
+  // Tags are an enrichment only once the gateway knows it; without it the scenario measures the plain page.
+  const probe = await fetch(`${GATEWAY_URL}${P}/stories?${tags}pageSize=1`, {
+    headers: { 'X-Zen-ApiKey': keys[0] },
+  });
+  const tagsParam = probe.status === 200 ? tags : '';
+  if (tags && !tagsParam) log('the gateway refuses with=tags: the first scenario runs without it');
+
+  const middle = seeded.phaseIds.slice(1, 4);
+  const scenarios = [
+    [`GET P/stories?${tagsParam}page=1 (100 stories)`, { path: `${P}/stories?${tagsParam}page=1` }],
+    ['GET P/stories?page=900 (100 stories)', { path: `${P}/stories?page=900` }],
+    ['GET P/stories/{id} (random)', { path: () => `${P}/stories/${rand(STORIES)}` }],
+    ['POST P/stories', { method: 'POST', path: `${P}/stories`, body: (i) => ({ text: `bench ${i}` }) }],
+    [
+      'PUT P/stories/{id} phase move (random)',
+      {
+        method: 'PUT',
+        path: () => `${P}/stories/${rand(STORIES)}`,
+        body: (i) => ({ phase: middle[i % middle.length] }),
+      },
+    ],
+  ];
+  const rows = [];
+  for (const [title, options] of scenarios) {
+    log(`warm-up: ${title}`);
+    await run(title, { keys, ...options, duration: 2 });
+    log(
+      `measuring: ${title} (${options.connections ?? CONNECTIONS} connections, ${options.duration ?? DURATION} s)`,
+    );
+    const { result } = await run(title, { keys, ...options });
+    rows.push({
+      scenario: title,
+      'req/s': Math.round(result.requests.average),
+      'p50 ms': result.latency.p50,
+      'p97.5 ms': result.latency.p97_5,
+      'p99 ms': result.latency.p99,
+      requests: result.requests.total,
+      errors: result.errors + result.timeouts + result.non2xx,
+    });
+  }
+  console.log(
+    `\nFlowboard board API, ${STORIES.toLocaleString('en')} stories, ${CONNECTIONS} connections, ${DURATION} s per scenario`,
+  );
+  console.table(rows);
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
+  console.log(
+    `${os.cpus().length} CPUs (${os.cpus()[0]?.model}), load average 1/5/15 min at the end: ${load}`,
+  );
+  if (process.argv.includes('--board')) {
+    // The whole board in one response (every story of every phase): one request at a time, timed.
+    for (let n = 1; n <= 2; n++) {
+      const t0 = Date.now();
+      const res = await fetch(`${GATEWAY_URL}${P}/phases?with=stories`, {
+        headers: { 'X-Zen-ApiKey': keys[0] },
+      });
+      const bytes = (await res.arrayBuffer()).byteLength;
+      log(
+        `GET P/phases?with=stories: ${res.status}, ${(bytes / 1e6).toFixed(1)} MB in ${Date.now() - t0} ms`,
+      );
+    }
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

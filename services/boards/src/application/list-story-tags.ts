@@ -1,0 +1,24 @@
+import type { BoardsStore, TagRecord } from './ports';
+import { pageWindow, requireNoFilterTerms, requireStory, storyKey } from './story-children';
+
+export interface ListStoryTagsQuery {
+  projectId: number;
+  storyId: number;
+  where: string;
+  page: number;
+  pageSize: number;
+}
+
+export type StoryTagsPage = { tags: TagRecord[]; total: number };
+export type ListStoryTags = (query: ListStoryTagsQuery) => Promise<StoryTagsPage>;
+
+/** `GET S/tags`: a page of the story's tags by id; `where` with any term → 400 (tags have no filters). */
+export function makeListStoryTags(store: BoardsStore): ListStoryTags {
+  return async (query) => {
+    const key = storyKey(query.projectId, query.storyId);
+    await requireStory(store, key);
+    requireNoFilterTerms(query.where);
+    const { offset, limit } = pageWindow(query.page, query.pageSize);
+    return store.tags.listForStory(key.projectId, key.storyId, offset, limit);
+  };
+}

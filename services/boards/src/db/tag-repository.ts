@@ -1,0 +1,270 @@
+import { DomainError } from '@flowboard/service-kit';
+import { isPgError, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, type Queryable } from '@flowboard/pg-kit';
+import type { TaggedStory, TagRecord, TagRepository } from '../application/ports';
+
+/**
+ * Tags and story↔tag links (migration 0001: `tags`, `story_tags`). Query paths and their indexes:
+ * by project and id `tags_project_id_key`; by name `tags_name_key (project_id, lower(name))`; a story's tags the
+ * `story_tags` primary key; a tag's stories `story_tags_tag_idx`.
+ */
+
+interface TagRow {
+  id: number;
+  project_id: number;
+  name: string;
+}
+
+const COLUMNS = 'id, project_id, name';
+
+const toTagRecord = (row: TagRow): TagRecord => ({ id: row.id, projectId: row.project_id, name: row.name });
+
+const nameTaken = (name: string, cause: unknown) =>
+  new DomainError('Conflict', `A tag named '${name}' already exists in this project.`, { cause });
+
+export function tagRepository(db: Queryable): TagRepository {
+  async function findByName(projectId: number, name: string): Promise<TagRecord | undefined> {
+    const result = await db.query<TagRow>(
+      `SELECT ${COLUMNS} FROM tags WHERE project_id = $1 AND lower(name) = lower($2)`,
+      [projectId, name],
+    );
+    const row = result.rows[0];
+    return row ? toTagRecord(row) : undefined;
+  }
+
+  return {
+    async list(projectId, offset, limit) {
+      // One statement, so page and total come from the same snapshot.
+      const result = await db.query<TagRow & { total: string | number }>(
+        `WITH total AS (SELECT count(*) AS total FROM tags WHERE project_id = $1)
+         SELECT page.*, total.total FROM total LEFT JOIN LATERAL (
+           SELECT ${COLUMNS} FROM tags WHERE project_id = $1 ORDER BY id LIMIT $2 OFFSET $3
+         ) page ON true`,
+        [projectId, limit, offset],
+      );
+      return {
+        tags: result.rows.filter((r) => r.id !== null).map(toTagRecord),
+        total: Number(result.rows[0]?.total ?? 0),
+      };
+    },
+
+    async find(projectId, tagId) {
+      const result = await db.query<TagRow>(`SELECT ${COLUMNS} FROM tags WHERE project_id = $1 AND id = $2`, [
+        projectId,
+        tagId,
+      ]);
+      const row = result.rows[0];
+      return row ? toTagRecord(row) : undefined;
+    },
+
+    findByName,
+
+    async findByIds(projectId, tagIds) {
+      if (tagIds.length === 0) return [];
+      const result = await db.query<TagRow>(
+        `SELECT ${COLUMNS} FROM tags WHERE project_id = $1 AND id = ANY($2::bigint[]) ORDER BY id`,
+        [projectId, tagIds],
+      );
+      return result.rows.map(toTagRecord);
+    },
+
+    async lock(projectId, tagId) {
+      // NO KEY UPDATE: link inserts (FK checks take KEY SHARE) by other writers are not blocked by it.
+      const result = await db.query(
+        'SELECT 1 FROM tags WHERE project_id = $1 AND id = $2 FOR NO KEY UPDATE',
+        [projectId, tagId],
+      );
+      return result.rowCount === 1;
+    },
+
+    async insert(projectId, name) {
+      try {
+        const result = await db.query<TagRow>(
+          `INSERT INTO tags (project_id, name) VALUES ($1, $2) RETURNING ${COLUMNS}`,
+          [projectId, name],
+        );
+        return toTagRecord(result.rows[0] as TagRow);
+      } catch (err) {
+        if (isPgError(err, PG_UNIQUE_VIOLATION)) throw nameTaken(name, err);
+        if (isPgError(err, PG_FOREIGN_KEY_VIOLATION))
+          throw new DomainError('NotFound', 'Board not found', { cause: err });
+        throw err;
+      }
+    },
+
+    async ensure(projectId, name) {
+      // ON CONFLICT waits for a concurrent insert of the same name and then does nothing; the next SELECT (a new
+      // statement, so a new snapshot under READ COMMITTED) then sees that committed row. A delete slipping in
+      // between is retried.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        // The common case (the tag exists) reads only, and burns no sequence value on a failed insert.
+        const found = await findByName(projectId, name);
+        if (found) return found;
+        try {
+          const inserted = await db.query<TagRow>(
+            `INSERT INTO tags (project_id, name) VALUES ($1, $2)
+             ON CONFLICT (project_id, lower(name)) DO NOTHING
+             RETURNING ${COLUMNS}`,
+            [projectId, name],
+          );
+          const row = inserted.rows[0];
+          if (row) return toTagRecord(row);
+        } catch (err) {
+          if (isPgError(err, PG_FOREIGN_KEY_VIOLATION))
+            throw new DomainError('NotFound', 'Board not found', { cause: err });
+          throw err;
+        }
+      }
+      throw new DomainError('Conflict', `The tag '${name}' changed concurrently; try again.`);
+    },
+
+    async rename(projectId, tagId, name) {
+      try {
+        const result = await db.query<TagRow>(
+          `UPDATE tags SET name = $3 WHERE project_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+          [projectId, tagId, name],
+        );
+        const row = result.rows[0];
+        return row ? toTagRecord(row) : undefined;
+      } catch (err) {
+        if (isPgError(err, PG_UNIQUE_VIOLATION)) throw nameTaken(name, err);
+        throw err;
+      }
+    },
+
+    async delete(projectId, tagId) {
+      const result = await db.query('DELETE FROM tags WHERE project_id = $1 AND id = $2', [projectId, tagId]);
+      return result.rowCount === 1;
+    },
+
+    async lockStory(projectId, storyId) {
+      const result = await db.query(
+        'SELECT 1 FROM stories WHERE project_id = $1 AND id = $2 FOR NO KEY UPDATE',
+        [projectId, storyId],
+      );
+      return result.rowCount === 1;
+    },
+
+    async existingStoryIds(projectId, storyIds) {
+      if (storyIds.length === 0) return [];
+      const result = await db.query<{ id: number }>(
+        'SELECT id FROM stories WHERE project_id = $1 AND id = ANY($2::int[])',
+        [projectId, storyIds],
+      );
+      return result.rows.map((r) => r.id);
+    },
+
+    async storyIds(projectId, tagId) {
+      const result = await db.query<{ story_id: number }>(
+        'SELECT story_id FROM story_tags WHERE project_id = $1 AND tag_id = $2',
+        [projectId, tagId],
+      );
+      return result.rows.map((r) => r.story_id);
+    },
+
+    async storiesOfTags(projectId, tagIds): Promise<TaggedStory[]> {
+      if (tagIds.length === 0) return [];
+      const result = await db.query<{ tag_id: number; story_id: number; text: string }>(
+        `SELECT st.tag_id, s.id AS story_id, s.text
+         FROM story_tags st
+         JOIN stories s ON s.project_id = st.project_id AND s.id = st.story_id
+         JOIN phases p ON p.id = s.phase_id
+         WHERE st.project_id = $1 AND st.tag_id = ANY($2::bigint[])
+         ORDER BY st.tag_id, p.position, s.board_position`,
+        [projectId, tagIds],
+      );
+      return result.rows.map((r) => ({ tagId: r.tag_id, storyId: r.story_id, text: r.text }));
+    },
+
+    async listForStory(projectId, storyId, offset, limit) {
+      const result = await db.query<TagRow & { total: string | number }>(
+        `WITH linked AS (
+           SELECT t.id, t.project_id, t.name FROM story_tags st
+           JOIN tags t ON t.project_id = st.project_id AND t.id = st.tag_id
+           WHERE st.project_id = $1 AND st.story_id = $2
+         ), total AS (SELECT count(*) AS total FROM linked)
+         SELECT page.*, total.total FROM total LEFT JOIN LATERAL (
+           SELECT * FROM linked ORDER BY id LIMIT $3 OFFSET $4
+         ) page ON true`,
+        [projectId, storyId, limit, offset],
+      );
+      return {
+        tags: result.rows.filter((r) => r.id !== null).map(toTagRecord),
+        total: Number(result.rows[0]?.total ?? 0),
+      };
+    },
+
+    async listForStories(projectId, storyIds) {
+      if (storyIds.length === 0) return [];
+      const result = await db.query<TagRow & { story_id: number }>(
+        `SELECT st.story_id, t.id, t.project_id, t.name FROM story_tags st
+         JOIN tags t ON t.project_id = st.project_id AND t.id = st.tag_id
+         WHERE st.project_id = $1 AND st.story_id = ANY($2::int[])
+         ORDER BY st.story_id, t.id`,
+        [projectId, storyIds],
+      );
+      return result.rows.map((r) => ({ storyId: r.story_id, tag: toTagRecord(r) }));
+    },
+
+    async link(projectId, storyId, tagIds) {
+      if (tagIds.length === 0) return;
+      await insertLinks(db, projectId, 'story', storyId, tagIds);
+    },
+
+    async replaceStoryTags(projectId, storyId, tagIds) {
+      await db.query(
+        'DELETE FROM story_tags WHERE project_id = $1 AND story_id = $2 AND NOT (tag_id = ANY($3::bigint[]))',
+        [projectId, storyId, tagIds],
+      );
+      if (tagIds.length > 0) await insertLinks(db, projectId, 'story', storyId, tagIds);
+    },
+
+    async linkStories(projectId, tagId, storyIds) {
+      if (storyIds.length === 0) return;
+      await insertLinks(db, projectId, 'tag', tagId, storyIds);
+    },
+
+    async replaceTagStories(projectId, tagId, storyIds) {
+      await db.query(
+        'DELETE FROM story_tags WHERE project_id = $1 AND tag_id = $2 AND NOT (story_id = ANY($3::int[]))',
+        [projectId, tagId, storyIds],
+      );
+      if (storyIds.length > 0) await insertLinks(db, projectId, 'tag', tagId, storyIds);
+    },
+
+    async unlink(projectId, storyId, tagId) {
+      const result = await db.query(
+        'DELETE FROM story_tags WHERE project_id = $1 AND story_id = $2 AND tag_id = $3',
+        [projectId, storyId, tagId],
+      );
+      return result.rowCount === 1;
+    },
+  };
+}
+
+/**
+ * Links one story to many tags, or one tag to many stories; existing links stay. A story or tag deleted by a
+ * concurrent request fails the foreign key: that is the 404 the request would have got a moment later.
+ */
+async function insertLinks(
+  db: Queryable,
+  projectId: number,
+  side: 'story' | 'tag',
+  id: number,
+  others: readonly number[],
+): Promise<void> {
+  const sql =
+    side === 'story'
+      ? `INSERT INTO story_tags (project_id, story_id, tag_id)
+         SELECT $1, $2, t FROM unnest($3::bigint[]) AS t ORDER BY t
+         ON CONFLICT DO NOTHING`
+      : `INSERT INTO story_tags (project_id, story_id, tag_id)
+         SELECT $1, s, $2 FROM unnest($3::int[]) AS s ORDER BY s
+         ON CONFLICT DO NOTHING`;
+  try {
+    await db.query(sql, [projectId, id, others]);
+  } catch (err) {
+    if (isPgError(err, PG_FOREIGN_KEY_VIOLATION))
+      throw new DomainError('NotFound', 'The story or the tag no longer exists.', { cause: err });
+    throw err;
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * An upper bound on the total size of the files in a multipart/form-data body of `Content-Length` bytes: the
+ * body minus the framing every such body has — the first delimiter `--B` and the last `\r\n--B--`, plus the
+ * line break after the first (RFC 2046 §5.1.1). Reserving this much before streaming decides an upload's quota
+ * whole, up front; it exceeds the files' size by the parts' headers only. Undefined without a usable
+ * Content-Length (a chunked body) or boundary.
+ */
+export function multipartFileBytesBound(
+  contentLength: string | undefined,
+  contentType: string | undefined,
+): number | undefined {
+  if (contentLength === undefined || !/^[0-9]{1,16}$/.test(contentLength)) return undefined;
+  const boundary = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType ?? '');
+  const b = boundary?.[1] ?? boundary?.[2];
+  if (b === undefined) return undefined;
+  const framing = 2 + b.length + 2 + (2 + 2 + b.length + 2);
+  return Math.max(0, Number(contentLength) - framing);
+}

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type Redis from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { isDomainError, type Logger } from '@flowboard/service-kit';
+import { extractApiKey } from './authenticate';
+import { HttpProblem } from './problem';
+import { stateOf } from './state';
+
+export interface RateLimitSettings {
+  enabled: boolean;
+  /** Requests per API key per window. */
+  points: number;
+  windowSeconds: number;
+  /** Unauthenticated requests (failed authentications, sign-ups) per client address per window. */
+  anonymousPoints: number;
+}
+
+/** Where a key (or address) stands in its current window. */
+export interface RateLimitState {
+  limit: number;
+  /** Requests counted in the window so far, including this one. */
+  consumed: number;
+  /** Milliseconds until the window ends and the count starts over. */
+  msBeforeReset: number;
+}
+
+/**
+ * The response headers of draft-ietf-httpapi-ratelimit-headers-06 (the three-header form most clients read):
+ * `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the window resets, never 0 while a
+ * window is open), plus `RateLimit-Policy` (`<limit>;w=<window seconds>`). Over the limit, `Retry-After` too
+ * (api-compat §3.3), equal to the reset.
+ */
+export function rateLimitHeaders(state: RateLimitState, windowSeconds: number): Record<string, string> {
+  const reset = Math.max(1, Math.ceil(state.msBeforeReset / 1000));
+  const remaining = Math.max(0, state.limit - state.consumed);
+  const headers: Record<string, string> = {
+    'RateLimit-Limit': String(state.limit),
+    'RateLimit-Remaining': String(remaining),
+    'RateLimit-Reset': String(reset),
+    'RateLimit-Policy': `${state.limit};w=${windowSeconds}`,
+  };
+  if (state.consumed > state.limit) headers['Retry-After'] = String(reset);
+  return headers;
+}
+
+export const RATE_LIMIT_HEADER_NAMES = [
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'RateLimit-Policy',
+];
+
+export interface RateLimits {
+  /** Before authentication: 429 for an address that used up its unauthenticated budget. Sign-ups spend it. */
+  addressGate: RequestHandler;
+  /** Right after authentication (an error middleware): a failed authentication spends the address's budget. */
+  countFailedAuthentication: ErrorRequestHandler;
+  /** After authentication: counts the request against its API key; `RateLimit-*` headers; 429 over the limit. */
+  perKey: RequestHandler;
+}
+
+const noop: RequestHandler = (_req, _res, next) => next();
+const passError: ErrorRequestHandler = (err, _req, _res, next) => next(err);
+
+/**
+ * Fixed-window counters in Redis (rate-limiter-flexible: one atomic INCR+PEXPIRE script per request), shared by
+ * every gateway replica. Keys: `gateway:ratelimit:key:<sha256(api key)>` (the key itself is never stored) and
+ * `gateway:ratelimit:addr:<address>`.
+ *
+ * Redis down: each replica counts in its own memory instead (the library's insurance limiter), so limits stay
+ * roughly in force (per replica) and no request fails because of the limiter; any other limiter error lets the
+ * request through with a warning. A cache outage must not take the API down, and a short period of looser
+ * limits is the cheaper failure.
+ */
+export function createRateLimits(redis: Redis, settings: RateLimitSettings, logger: Logger): RateLimits {
+  if (!settings.enabled) return { addressGate: noop, countFailedAuthentication: passError, perKey: noop };
+  const duration = settings.windowSeconds;
+  const limiter = (keyPrefix: string, points: number) =>
+    new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix,
+      points,
+      duration,
+      // Not connected → straight to the in-memory counters, without waiting for a command to time out.
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+    });
+  const byKey = limiter('gateway:ratelimit:key', settings.points);
+  const byAddress = limiter('gateway:ratelimit:addr', settings.anonymousPoints);
+
+  let warnedAt = 0;
+  const warnDegraded = () => {
+    // At most one line a minute: during an outage every request would log.
+    if (Date.now() - warnedAt < 60_000) return;
+    warnedAt = Date.now();
+    logger.warn({ redis: redis.status }, 'rate limits counted in memory (per replica): Redis not ready');
+  };
+
+  /** consume() → the window state, or undefined when the limiter failed (the request goes through). */
+  async function spend(rl: RateLimiterRedis, key: string): Promise<RateLimitState | undefined> {
+    if (redis.status !== 'ready') warnDegraded();
+    try {
+      const res = await rl.consume(key);
+      return { limit: rl.points, consumed: res.consumedPoints, msBeforeReset: res.msBeforeNext };
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes)
+        return { limit: rl.points, consumed: outcome.consumedPoints, msBeforeReset: outcome.msBeforeNext };
+      logger.warn({ err: outcome }, 'rate limiter failed; request let through');
+      return undefined;
+    }
+  }
+
+  const tooMany = (state: RateLimitState, message: string) =>
+    new HttpProblem('RateLimited', message, rateLimitHeaders(state, duration));
+
+  const addressOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+  return {
+    async addressGate(req, _res, next) {
+      const state = stateOf(req);
+      const address = addressOf(req);
+      if (state.match?.kind === 'found' && state.match.route.public) {
+        const spent = await spend(byAddress, address);
+        if (spent && spent.consumed > spent.limit)
+          throw tooMany(spent, 'Too many unauthenticated requests from this address; retry later.');
+        return next();
+      }
+      // Checking does not spend: only failures do, so a busy office behind one address is never blocked by
+      // its own valid keys.
+      const current = await byAddress.get(address).catch(() => null);
+      if (current && current.consumedPoints > byAddress.points) {
+        const blocked = {
+          limit: byAddress.points,
+          consumed: current.consumedPoints,
+          msBeforeReset: current.msBeforeNext,
+        };
+        throw tooMany(blocked, 'Too many failed authentications from this address; retry later.');
+      }
+      next();
+    },
+
+    async countFailedAuthentication(err, req, _res, next) {
+      if (isDomainError(err) && err.kind === 'Unauthenticated') await spend(byAddress, addressOf(req));
+      next(err);
+    },
+
+    async perKey(req, res, next) {
+      const state = stateOf(req);
+      if (!state.user) return next(); // public route
+      const key = (extractApiKey(req.headers, state.query) ?? '').trim().toLowerCase();
+      const spent = await spend(byKey, createHash('sha256').update(key).digest('hex'));
+      if (!spent) return next();
+      const headers = rateLimitHeaders(spent, duration);
+      if (spent.consumed > spent.limit)
+        throw tooMany(spent, 'Too many requests for this API key; retry after Retry-After seconds.');
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      next();
+    },
+  };
+}

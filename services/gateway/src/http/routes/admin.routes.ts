@@ -1,0 +1,81 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { DomainError } from '@flowboard/service-kit';
+import type { membership } from '@flowboard/proto';
+import { accountDto } from '../../representation/account.dto';
+import type { Call } from '../call';
+import { invalidField, optionalInteger } from '../fields';
+import { resource, type Reply } from '../respond';
+import type { RouteDeps } from './deps';
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+/**
+ * Whether `Authorization: Bearer <token>` carries the operator token. Constant time: both sides are hashed
+ * first, so neither the content nor the length of the token leaks through timing.
+ */
+export function isOperator(headers: IncomingHttpHeaders, token: string): boolean {
+  const bearer = /^\s*bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+  // The token is at least 32 characters (config), so a missing bearer ('') can never match.
+  return timingSafeEqual(sha256(bearer?.[1] ?? ''), sha256(token));
+}
+
+/** Largest limit accepted (exact as a JSON number and as an int64). */
+const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/** A limit in the body: an integer ≥ 0 sets it, null or "" resets it to the default, absent keeps it. */
+function limitField(fields: Record<string, unknown>, name: string): number | null | undefined {
+  const value = optionalInteger(fields, name);
+  if (typeof value === 'number' && (value < 0 || value > MAX_LIMIT))
+    throw invalidField(
+      `Field '${name}' must be a whole number from 0 to ${MAX_LIMIT}, or null for the default.`,
+    );
+  return value;
+}
+
+/**
+ * The operator's endpoints (a flowboard addition). They are public routes as far as API keys go — no key is
+ * asked for, and none works — and check the operator token themselves, first. OPERATOR_TOKEN unset: 404, as if
+ * the route did not exist.
+ */
+export function adminHandlers({ membership, files, operatorToken }: RouteDeps) {
+  const requireOperator = (call: Call) => {
+    if (operatorToken === undefined) throw new DomainError('NotFound', 'No such resource.');
+    if (!isOperator(call.req.headers, operatorToken))
+      throw new DomainError(
+        'Unauthenticated',
+        'The admin API needs the operator token as "Authorization: Bearer <token>"; API keys do not work here.',
+      );
+  };
+
+  return {
+    /**
+     * `PUT /admin/accounts/{userId}`: `collaboratorLimit` and/or `storageLimitBytes` (null = back to the
+     * configured default). Answers the account as `GET /me/account` shows it to its owner. Unknown user → 404.
+     */
+    async updateAccount(call: Call): Promise<Reply> {
+      requireOperator(call);
+      const userId = call.id('userId');
+      const fields = (await call.body()).object();
+      const collaboratorLimit = limitField(fields, 'collaboratorLimit');
+      const storageLimitBytes = limitField(fields, 'storageLimitBytes');
+      if (collaboratorLimit === undefined && storageLimitBytes === undefined)
+        throw invalidField("Give 'collaboratorLimit' and/or 'storageLimitBytes'.");
+      call.enrichments({ names: [] });
+      const request: membership.UpdateAccountRequest = {
+        user_id: userId,
+        ...(collaboratorLimit === null ? { reset_collaborator_limit: true } : {}),
+        ...(typeof collaboratorLimit === 'number' ? { collaborator_limit: collaboratorLimit } : {}),
+        ...(storageLimitBytes === null ? { reset_storage_limit: true } : {}),
+        ...(typeof storageLimitBytes === 'number' ? { storage_limit_bytes: storageLimitBytes } : {}),
+      };
+      // Unknown users fail in membership (404); files answers 0 for them, so both can run at once.
+      const [{ account }, storage] = await Promise.all([
+        membership.updateAccount(request),
+        files.getStorageUsage(userId),
+      ]);
+      if (!account) throw new DomainError('Internal', 'UpdateAccount returned no account');
+      return resource('account', accountDto(account, storage));
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { Dto } from '../../representation/dto';
+import { projectMetricsDto } from '../../representation/history.dto';
+import type { RouteDeps } from './deps';
+
+/**
+ * `with=metrics` on projects: ONE BatchGetProjectMetrics call for a whole page of projects; every project gets
+ * a full metrics object (all 0 until something finishes, api-compat §5.2). Undefined when not requested.
+ */
+export async function projectMetricsFor(
+  boards: RouteDeps['boards'],
+  projectIds: number[],
+  enrich: ReadonlySet<string>,
+): Promise<Map<number, Dto> | undefined> {
+  if (!enrich.has('metrics')) return undefined;
+  const byProject = new Map<number, Dto>(projectIds.map((id) => [id, projectMetricsDto(undefined)]));
+  if (projectIds.length === 0) return byProject;
+  const { projects } = await boards.batchGetProjectMetrics(projectIds);
+  for (const m of projects) byProject.set(m.project_id, projectMetricsDto(m));
+  return byProject;
+}

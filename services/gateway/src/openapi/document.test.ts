@@ -1,0 +1,121 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { OpenApiContract } from '@flowboard/testing';
+import { routeTable } from '../http/routes';
+import type { RouteDeps } from '../http/routes/deps';
+import { openApiDocument } from './document';
+
+const document = openApiDocument();
+const METHODS = ['get', 'put', 'post', 'delete'];
+
+/** `GET /api/v1/projects/{}/tags/{}`: parameter names and the `(text)` marker do not matter. */
+const key = (method: string, pattern: string): string =>
+  `${method.toUpperCase()} ${pattern.replace(/:\w+(\(text\))?/g, '{}').replace(/\{\w+\}/g, '{}')}`;
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'openapi-'));
+    try {
+      const file = path.join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(document));
+      // The validator is an ES module; its CLI runs it outside Jest's CommonJS module system.
+      const cli = path.join(
+        path.dirname(require.resolve('@seriousme/openapi-schema-validator/package.json')),
+        'bin/validate-api-cli.js',
+      );
+      let output: string;
+      try {
+        output = execFileSync(process.execPath, [cli, file], { encoding: 'utf8' });
+      } catch (err) {
+        throw new Error(`invalid OpenAPI document: ${(err as { stdout?: string }).stdout ?? String(err)}`);
+      }
+      expect(JSON.parse(output)).toMatchObject({ valid: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('every component schema compiles as JSON Schema 2020-12 (Ajv, strict)', () => {
+    const contract = new OpenApiContract(document);
+    const names = Object.keys((document.components as { schemas: object }).schemas);
+    expect(names.length).toBeGreaterThan(30);
+    for (const name of names) expect(() => contract.validateSchema(name, null)).not.toThrow();
+  });
+
+  it('documents every route of the gateway, and nothing else', () => {
+    const served = new Set(routeTable({} as RouteDeps).map((r) => key(r.method, r.pattern)));
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([p, item]) =>
+        Object.keys(item)
+          .filter((m) => METHODS.includes(m))
+          .map((m) => key(m, p)),
+      ),
+    );
+    const undocumented = [...served].filter((r) => !documented.has(r));
+    const unserved = [...documented].filter((r) => !served.has(r));
+    expect({ undocumented, unserved }).toEqual({ undocumented: [], unserved: [] });
+  });
+
+  it('operation ids are unique, and every operation has a summary, a tag and a 200 answer', () => {
+    const ops = Object.values(document.paths).flatMap((item) => Object.values(item));
+    const ids = ops.map((o) => o.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const o of ops) {
+      expect(o).toMatchObject({ summary: expect.any(String), tags: [expect.any(String)] });
+      expect(Object.keys(o.responses as object)).toContain('200');
+    }
+  });
+
+  it('offers JSON and XML for every body, and problem details for every error', () => {
+    const responses = (document.components as { responses: Record<string, { content: object }> }).responses;
+    for (const r of Object.values(responses)) {
+      expect(Object.keys(r.content).sort()).toEqual(['application/problem+json', 'application/xml']);
+    }
+    for (const item of Object.values(document.paths)) {
+      for (const o of Object.values(item) as Array<{ responses: Record<string, { content?: object }> }>) {
+        const content = o.responses['200']?.content;
+        if (content && !('*/*' in content)) {
+          expect(Object.keys(content).sort()).toEqual(['application/json', 'application/xml']);
+        }
+      }
+    }
+  });
+
+  it('names the three API key schemes and the public operations', () => {
+    expect(document.security).toEqual([{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }]);
+    expect(document.paths['/api/v1/users']?.post?.security).toEqual([]);
+  });
+
+  it('its schemas accept the gateway examples and reject stray fields', () => {
+    const contract = new OpenApiContract(document);
+    const gob = { id: 1, name: 'Gob Bluth', userName: 'gob', email: 'Gob@bluth.com' };
+    const story = {
+      id: 1,
+      text: 'Build Spec house',
+      size: '5',
+      color: 'teal',
+      priority: '9',
+      deadline: '2011-02-24T00:00:00',
+      status: 'started',
+      project: { id: 1, name: 'Sudden Valley' },
+      phase: { id: 3, name: 'Working' },
+      creator: gob,
+      owner: gob,
+    };
+    const page = { page: 1, pageSize: 100, totalPages: 1, totalItems: 1, items: [story] };
+    expect(contract.validateSchema('StoryPage', page)).toEqual([]);
+    expect(contract.validateSchema('Story', { ...story, colour: 'red' })).not.toEqual([]);
+    expect(contract.validateSchema('Story', { ...story, deadline: '2011-02-24T00:00:00Z' })).not.toEqual([]);
+    expect(
+      contract.validateSchema('Problem', {
+        type: 'urn:flowboard:problem:not-found',
+        title: 'Not found',
+        status: 404,
+        detail: 'No such resource.',
+        requestId: 'abc',
+      }),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,468 @@
+/**
+ * The API's shapes as JSON Schema 2020-12 (OpenAPI 3.1 `components.schemas`). Responses are strict
+ * (`additionalProperties: false`): an enrichment that was not requested never appears (api-compat §4.3), so the
+ * e2e contract check catches a stray field. Request bodies are lenient, as the gateway is (§1.4: read-only and
+ * unknown fields are ignored).
+ */
+export type Schema = Record<string, unknown>;
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
+const int = (description?: string): Schema => ({ type: 'integer', ...(description ? { description } : {}) });
+const arrayOf = (items: Schema, description?: string): Schema => ({
+  type: 'array',
+  items,
+  xml: { wrapped: true },
+  ...(description ? { description } : {}),
+});
+
+/** A response object: every `required` property always appears; the others only as their description says. */
+function resource(
+  xmlName: string,
+  required: string[],
+  properties: Record<string, Schema>,
+  extra: Schema = {},
+) {
+  return {
+    type: 'object',
+    xml: { name: xmlName },
+    required,
+    properties,
+    additionalProperties: false,
+    ...extra,
+  };
+}
+
+/** The page envelope of `items` (api-compat §4.1); in XML the root is the plural, items the singular. */
+export function pageSchema(item: string, plural: string): Schema {
+  return resource(plural, ['page', 'pageSize', 'totalPages', 'totalItems', 'items'], {
+    page: { ...int('Current page, from 1.'), examples: [1] },
+    pageSize: {
+      ...int('Items per page (default 100, at most 1000: larger values are clamped).'),
+      examples: [100],
+    },
+    totalPages: int('ceil(totalItems / pageSize); 0 when empty.'),
+    totalItems: int('Items in all pages.'),
+    items: arrayOf(ref(item)),
+  });
+}
+
+/** Resources that have a page form: schema name → XML root of the page. */
+export const PAGED: Record<string, string> = {
+  Project: 'projects',
+  Story: 'stories',
+  Phase: 'phases',
+  Tag: 'tags',
+  Task: 'tasks',
+  Comment: 'comments',
+  Attachment: 'attachments',
+  Role: 'roles',
+  Invite: 'invites',
+  User: 'users',
+  ApiKey: 'apiKeys',
+};
+
+const userRefProperties = {
+  id: int(),
+  name: str('Display name.'),
+  userName: str(),
+  email: str('E-mail address.'),
+};
+
+const timestamp = ref('Timestamp');
+const named = (description: string): Schema => ({ ...ref('NamedRef'), description });
+
+// Response schemas ------------------------------------------------------------------------------------------
+
+const responses: Record<string, Schema> = {
+  Timestamp: {
+    type: 'string',
+    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$',
+    description: '`YYYY-MM-DDTHH:MM:SS`, UTC, whole seconds, no zone designator (api-compat §1.5).',
+    examples: ['2011-02-17T18:47:16'],
+  },
+  AccessLevel: { type: 'string', enum: ['none', 'read', 'readwrite', 'admin'] },
+  Color: { type: 'string', enum: ['grey', 'blue', 'red', 'green', 'orange', 'yellow', 'purple', 'teal'] },
+  NamedRef: resource('ref', ['id', 'name'], { id: int(), name: str() }, { description: '`{id, name}`.' }),
+  StorySummary: resource('story', ['id', 'text'], { id: int(), text: str() }),
+  UserRef: resource('user', ['id', 'name', 'userName', 'email'], userRefProperties, {
+    description: 'An embedded user: exactly `{id, name, userName, email}` (api-compat §5.1).',
+  }),
+  User: resource(
+    'user',
+    ['id', 'name', 'userName', 'email', 'bio', 'createTime'],
+    {
+      ...userRefProperties,
+      bio: str('`""` when empty.'),
+      createTime: timestamp,
+      stories: arrayOf(ref('StorySummary'), 'With `with=stories` (`/me` only): the stories the caller owns.'),
+    },
+    { description: 'A full user record (`/me`, sign-up, member pages).' },
+  ),
+  SignedUpUser: resource(
+    'user',
+    ['id', 'name', 'userName', 'email', 'bio', 'createTime', 'apiKey'],
+    {
+      ...userRefProperties,
+      bio: str(),
+      createTime: timestamp,
+      apiKey: { type: 'string', pattern: '^[0-9a-f]{32}$', description: 'A first API key; shown only here.' },
+    },
+    { description: 'Flowboard addition: the full user record plus a first API key.' },
+  ),
+  ApiKey: resource(
+    'apiKey',
+    ['id', 'createTime', 'enabled', 'hint'],
+    {
+      id: int(),
+      createTime: timestamp,
+      enabled: { type: 'boolean' },
+      hint: str('The last 4 characters of the key.'),
+      key: {
+        type: 'string',
+        pattern: '^[0-9a-f]{32}$',
+        description: 'The full key: only in the create response.',
+      },
+    },
+    { description: 'Flowboard addition.' },
+  ),
+  Account: resource(
+    'account',
+    ['id', 'collaboratorsUsed', 'storageLimitBytes', 'storageUsedBytes'],
+    {
+      id: int("The owner's user id."),
+      collaboratorLimit: int('Omitted in JSON (`<collaboratorLimit />` in XML) when there is no limit.'),
+      collaboratorsUsed: int('Non-owner members of its projects plus pending invited addresses.'),
+      storageLimitBytes: int(),
+      storageUsedBytes: int('Stored attachments plus uploads in flight.'),
+    },
+    {
+      description:
+        'Flowboard addition: an account (one per user, holding the projects the user owns), its effective limits ' +
+        'and what is in use.',
+    },
+  ),
+  ProjectMetrics: resource(
+    'metrics',
+    ['throughput', 'leadTime', 'cycleTime', 'workTime', 'blockedTime', 'waitTime', 'efficiency'],
+    {
+      throughput: int('Stories that entered Archive in the window.'),
+      leadTime: { type: 'number' },
+      cycleTime: { type: 'number' },
+      workTime: { type: 'number' },
+      blockedTime: { type: 'number' },
+      waitTime: { type: 'number' },
+      efficiency: { type: 'number', description: 'Percent, one decimal.' },
+    },
+    {
+      description: 'Seconds (means over the window), except `throughput` and `efficiency` (api-compat §5.2).',
+    },
+  ),
+  StoryMetrics: resource(
+    'metrics',
+    ['createTime'],
+    {
+      createTime: timestamp,
+      startTime: timestamp,
+      finishTime: timestamp,
+      leadTime: int(),
+      cycleTime: int(),
+      workTime: int(),
+      blockedTime: int(),
+      waitTime: int(),
+      efficiency: { type: 'number' },
+    },
+    { description: 'Times are present once reached; durations (seconds) once the story is finished.' },
+  ),
+  Project: resource('project', ['id', 'name', 'description', 'createTime', 'owner'], {
+    id: int(),
+    name: str(),
+    description: str('`""` when empty.'),
+    details: str('Markdown; with `with=details`.'),
+    createTime: timestamp,
+    owner: ref('UserRef'),
+    members: arrayOf(ref('UserRef'), 'With `with=members`.'),
+    phases: arrayOf(ref('Phase'), 'With `with=phases`, in index order.'),
+    roles: arrayOf(ref('Role'), 'With `with=roles`.'),
+    invites: arrayOf(ref('Invite'), 'With `with=invites` (Admin only).'),
+    metrics: { ...ref('ProjectMetrics'), description: 'With `with=metrics`.' },
+  }),
+  Story: resource(
+    'story',
+    ['id', 'text', 'size', 'color', 'priority', 'status', 'project', 'phase', 'creator'],
+    {
+      id: int('Unique within the project.'),
+      text: str(),
+      details: str('Markdown; with `with=details`.'),
+      size: str('`""` when unset.'),
+      color: ref('Color'),
+      priority: str('`""` when unset.'),
+      deadline: { ...timestamp, description: 'Only when set.' },
+      status: { type: 'string', enum: ['planned', 'started', 'ready', 'blocked', 'finished'] },
+      blockedReason: str('Only while `blocked`.'),
+      project: named('The project.'),
+      phase: named('The phase the story sits in.'),
+      creator: ref('UserRef'),
+      owner: { ...ref('UserRef'), description: 'The assigned user; omitted when nobody is.' },
+      tags: arrayOf(ref('Tag'), 'With `with=tags`.'),
+      tasks: arrayOf(ref('Task'), 'With `with=tasks`.'),
+      comments: arrayOf(ref('Comment'), 'With `with=comments`.'),
+      milestones: arrayOf(ref('Milestone'), 'With `with=milestones`: one per stay in a phase, oldest first.'),
+      steps: arrayOf(ref('Step'), 'With `with=steps`: one per status period, oldest first.'),
+      metrics: { ...ref('StoryMetrics'), description: 'With `with=metrics`.' },
+    },
+  ),
+  Milestone: resource('milestone', ['id', 'phase', 'startTime', 'duration'], {
+    id: int(),
+    phase: ref('NamedRef'),
+    startTime: timestamp,
+    endTime: { ...timestamp, description: 'Absent on the open milestone.' },
+    duration: int('Seconds; the open one runs to now.'),
+  }),
+  Step: resource('step', ['id', 'type', 'startTime', 'duration'], {
+    id: int(),
+    type: { type: 'string', enum: ['backlog', 'working', 'ready', 'blocked', 'archive'] },
+    startTime: timestamp,
+    endTime: { ...timestamp, description: 'Absent on the open step.' },
+    duration: int('Seconds.'),
+  }),
+  Phase: resource('phase', ['id', 'name', 'description', 'index'], {
+    id: int(),
+    name: str(),
+    description: str(),
+    index: int('Zero-based position: Backlog is 0, Archive last.'),
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Work-in-progress limit (advisory). Unset: omitted in JSON, `<limit />` in XML.',
+    },
+    stories: arrayOf(ref('Story'), 'With `with=stories`, and always on `P/phases/{phaseId}/stories`.'),
+  }),
+  Tag: resource('tag', ['id', 'name'], {
+    id: int(),
+    name: str(),
+    stories: arrayOf(ref('StorySummary'), 'With `with=stories`.'),
+  }),
+  Task: resource('task', ['id', 'text', 'status', 'createTime'], {
+    id: int(),
+    text: str(),
+    status: { type: 'string', enum: ['incomplete', 'complete'] },
+    createTime: timestamp,
+    finishTime: { ...timestamp, description: 'While complete.' },
+    finishedBy: { ...ref('UserRef'), description: 'While complete.' },
+  }),
+  Comment: resource('comment', ['id', 'text', 'createTime', 'author'], {
+    id: int(),
+    text: str(),
+    createTime: timestamp,
+    author: ref('UserRef'),
+  }),
+  Attachment: resource('attachment', ['id', 'fileName', 'sizeInBytes', 'contentType', 'token'], {
+    id: int(),
+    fileName: str(),
+    sizeInBytes: int(),
+    contentType: str('Media type.'),
+    token: {
+      type: 'string',
+      pattern: '^[0-9a-f]{32}$',
+      description: 'Opaque storage key, never a credential.',
+    },
+  }),
+  Role: resource('role', ['id', 'name', 'access', 'members'], {
+    id: int(),
+    name: str(),
+    access: ref('AccessLevel'),
+    members: arrayOf(ref('UserRef')),
+  }),
+  Invite: resource('invite', ['id', 'createTime', 'email', 'token', 'sender', 'role'], {
+    id: int(),
+    createTime: timestamp,
+    email: str(),
+    token: str('Opaque; the invited person accepts with it.'),
+    sender: ref('UserRef'),
+    role: ref('NamedRef'),
+  }),
+  Problem: resource(
+    'error',
+    ['type', 'title', 'status', 'detail', 'requestId'],
+    {
+      type: {
+        type: 'string',
+        pattern: '^urn:flowboard:problem:[a-z-]+$',
+        examples: ['urn:flowboard:problem:not-found'],
+      },
+      title: str(),
+      status: int(),
+      detail: str('Names the offending field, property, enrichment or argument.'),
+      requestId: str('Equals the `X-Request-Id` header.'),
+    },
+    {
+      description:
+        'Problem details (RFC 9457) plus `requestId`; in XML `<error>` with the same children in alphabetical ' +
+        'order (api-compat §3.4). Flowboard addition.',
+    },
+  ),
+};
+
+// Request schemas (lenient: unknown and read-only fields are ignored) ------------------------------------------
+
+const idOrObject = (kind: string, keys: string[]): Schema => ({
+  description: `A ${kind} reference: ${keys.join(', ')}.`,
+  anyOf: [
+    { type: 'integer', minimum: 1 },
+    { type: 'string', description: 'A numeric string is an id; any other string a name.' },
+    { type: 'object', minProperties: 1, properties: Object.fromEntries(keys.map((k) => [k, {}])) },
+  ],
+});
+const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+const body = (xmlName: string, properties: Record<string, Schema>, required: string[] = []): Schema => ({
+  type: 'object',
+  xml: { name: xmlName },
+  ...(required.length ? { required } : {}),
+  properties,
+});
+const text = (max: number): Schema => ({ type: 'string', maxLength: max });
+const stringish = { type: ['string', 'number'], description: 'Numbers are converted to strings.' };
+
+const requests: Record<string, Schema> = {
+  UserReference: idOrObject('user', ['id', 'userName', 'username']),
+  PhaseReference: idOrObject('phase', ['id', 'name']),
+  TagReference: idOrObject('tag', ['id', 'name']),
+  StoryReference: {
+    description: 'A story id or `{id}`.',
+    anyOf: [
+      { type: 'integer', minimum: 1 },
+      { type: 'string' },
+      { type: 'object', required: ['id'], properties: { id: {} } },
+    ],
+  },
+  ItemReference: {
+    description: 'An id or `{id}`.',
+    anyOf: [
+      { type: 'integer', minimum: 1 },
+      { type: 'string' },
+      { type: 'object', required: ['id'], properties: { id: {} } },
+    ],
+  },
+  SignUpRequest: body(
+    'user',
+    {
+      userName: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,200}$' },
+      email: str(),
+      name: str('Defaults to userName.'),
+    },
+    ['userName', 'email'],
+  ),
+  MeUpdate: body('user', {
+    name: str(),
+    username: str('Also accepted as `userName`.'),
+    email: str(),
+    bio: str(),
+  }),
+  ProjectCreate: body('project', { name: text(200), description: str(), details: str('Markdown.') }, [
+    'name',
+  ]),
+  ProjectUpdate: body('project', {
+    name: text(200),
+    description: str(),
+    details: str(),
+    owner: { ...ref('UserReference'), description: 'The new owner; must be a member.' },
+  }),
+  StoryCreate: body(
+    'story',
+    {
+      text: text(2000),
+      details: str('Markdown.'),
+      size: stringish,
+      priority: stringish,
+      color: { ...ref('Color'), description: 'Default `grey`; any case.' },
+      phase: { ...ref('PhaseReference'), description: 'Default: Backlog.' },
+      owner: ref('UserReference'),
+      deadline: str('A date or timestamp (flowboard addition).'),
+      tags: { type: 'array', items: ref('TagReference'), description: 'An unknown name creates the tag.' },
+      tasks: { type: 'array', items: ref('TaskCreate') },
+    },
+    ['text'],
+  ),
+  StoryUpdate: body('story', {
+    text: text(2000),
+    details: str(),
+    size: stringish,
+    priority: stringish,
+    color: ref('Color'),
+    status: { type: 'string', enum: ['started', 'ready', 'blocked'], description: 'Only in a middle phase.' },
+    blockedReason: nullable(text(1000)),
+    phase: ref('PhaseReference'),
+    owner: nullable(ref('UserReference')),
+    deadline: nullable(str()),
+  }),
+  PhaseCreate: body(
+    'phase',
+    {
+      name: text(200),
+      description: str(),
+      index: int("1 … Archive's index; default: just before Archive."),
+      limit: nullable({ type: 'integer', minimum: 1 }),
+    },
+    ['name'],
+  ),
+  PhaseUpdate: body('phase', {
+    name: text(200),
+    description: str(),
+    index: int(),
+    limit: {
+      anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }, { const: '' }],
+      description: 'null removes.',
+    },
+  }),
+  PhaseOrder: {
+    type: 'array',
+    items: ref('PhaseReference'),
+    description: 'Every phase once, Backlog first, Archive last.',
+  },
+  StoryOrder: { type: 'array', items: ref('StoryReference'), description: "Exactly the phase's stories." },
+  StoryReferences: { type: 'array', items: ref('StoryReference') },
+  TagName: body('tag', { name: text(200) }, ['name']),
+  TagReferences: { type: 'array', items: ref('TagReference') },
+  TaskCreate: body(
+    'task',
+    { text: text(2000), status: { type: 'string', enum: ['incomplete', 'complete'] } },
+    ['text'],
+  ),
+  TaskUpdate: body('task', {
+    text: text(2000),
+    status: { type: 'string', enum: ['incomplete', 'complete'] },
+  }),
+  TaskOrder: { type: 'array', items: ref('ItemReference'), description: 'Every task exactly once.' },
+  CommentText: body('comment', { text: str() }, ['text']),
+  AttachmentRename: body('attachment', { filename: str('Also accepted as `fileName`.') }),
+  AttachmentUpload: {
+    type: 'object',
+    description: 'One or more files under any field name (`attachment` and `file` are usual).',
+    additionalProperties: {
+      anyOf: [
+        { type: 'string', contentMediaType: 'application/octet-stream' },
+        { type: 'array', items: { type: 'string', contentMediaType: 'application/octet-stream' } },
+      ],
+    },
+  },
+  RoleCreate: body(
+    'role',
+    { name: text(200), access: { ...ref('AccessLevel'), description: 'Default `none`.' } },
+    ['name'],
+  ),
+  RoleUpdate: body('role', { name: text(200), access: ref('AccessLevel') }),
+  UserReferences: { type: 'array', items: ref('UserReference') },
+  InviteCreate: body('invite', { email: str(), role: ref('ItemReference') }, ['email', 'role']),
+  AccountLimits: body('account', {
+    collaboratorLimit: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),
+    storageLimitBytes: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),
+  }),
+};
+
+export function componentSchemas(): Record<string, Schema> {
+  const pages = Object.fromEntries(
+    Object.entries(PAGED).map(([item, plural]) => [`${item}Page`, pageSchema(item, plural)]),
+  );
+  return { ...responses, ...pages, ...requests };
+}
