@@ -78,10 +78,16 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
 
   return {
     async start() {
-      // Redis is a cache: the gateway starts (and serves, more slowly) without it; /readyz tells.
-      redis
+      // Redis is a cache: the gateway starts (and serves, more slowly) without it; /readyz tells. It waits a
+      // moment for the connection, though, so the first requests already share the replicas' rate-limit
+      // counters and caches instead of counting in this process's memory.
+      const connected = redis
         .connect()
         .catch((err: Error) => logger.warn({ err: { message: err.message } }, 'redis not reachable yet'));
+      await Promise.race([
+        connected,
+        new Promise((resolve) => setTimeout(resolve, REDIS_CONNECT_GRACE_MS).unref()),
+      ]);
       const port = await listen(server, config.PORT, config.HOST);
       logger.info({ port }, 'gateway listening');
       return port;
@@ -96,6 +102,9 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     },
   };
 }
+
+/** How long start() waits for Redis before serving without it. */
+const REDIS_CONNECT_GRACE_MS = 2_000;
 
 /** Fails fast while disconnected (no offline queue), so a Redis outage costs a cache miss, not a hang. */
 function createRedis(url: string, logger: Logger): Redis {
