@@ -8,6 +8,7 @@ import { BOARDS_SERVICE, createBoardsClient } from './clients/boards.client';
 import { createFilesClient, FILES_SERVICE } from './clients/files.client';
 import { createFilesProxy } from './clients/files-proxy';
 import { createMembershipClient, MEMBERSHIP_SERVICE } from './clients/membership.client';
+import { UserDirectory } from './clients/user-resolver';
 import type { GatewayConfig } from './config';
 import { createHttpApp } from './http/http-app';
 import { createRateLimits } from './http/rate-limit';
@@ -51,6 +52,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       filesProxy,
       access,
       apiKeys: authenticator,
+      users: new UserDirectory(membership, cache, config.USER_CACHE_TTL_SECONDS),
       operatorToken: config.OPERATOR_TOKEN,
     }),
   );

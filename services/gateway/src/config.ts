@@ -20,6 +20,8 @@ export const configSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt(1_048_576),
   AUTH_CACHE_TTL_SECONDS: positiveInt(60),
   ACCESS_CACHE_TTL_SECONDS: positiveInt(30),
+  /** User references shown in responses (creator, owner...); `PUT /me` drops its own at once. */
+  USER_CACHE_TTL_SECONDS: positiveInt(300),
   /** Rate limiting (api-compat §3.3): on unless `false`; counters in Redis, fixed windows. */
   RATE_LIMIT_ENABLED: env.bool(true),
   /** Requests per API key per window. Generous: a busy script, not a person, reaches it. */

@@ -108,10 +108,12 @@ export function storyRepository(db: Queryable): StoryRepository {
     },
 
     async find(projectId, storyId) {
-      const result = await db.query<StoryRow>(
-        `SELECT ${COLUMNS} FROM stories s JOIN phases p ON p.id = s.phase_id WHERE s.project_id = $1 AND s.id = $2`,
-        [projectId, storyId],
-      );
+      // Named: prepared once per connection, since every single-story read runs it (and skips the re-plan).
+      const result = await db.query<StoryRow>({
+        name: 'boards-story-find',
+        text: `SELECT ${COLUMNS} FROM stories s JOIN phases p ON p.id = s.phase_id WHERE s.project_id = $1 AND s.id = $2`,
+        values: [projectId, storyId],
+      });
       const row = result.rows[0];
       return row ? toStoryRecord(row) : undefined;
     },

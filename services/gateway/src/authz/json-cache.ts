@@ -39,6 +39,30 @@ export class JsonCache {
     }
   }
 
+  /** Several keys in one round trip (MGET); a missing key, or every key when Redis fails, is undefined. */
+  async getMany<T>(keys: string[]): Promise<(T | undefined)[]> {
+    if (!keys.length) return [];
+    try {
+      const raws = await this.redis.mget(...keys);
+      return raws.map((raw) => (raw === null ? undefined : (JSON.parse(raw) as T)));
+    } catch (err) {
+      this.logger.warn({ err: errorSummary(err) }, 'cache read failed; asking the source');
+      return keys.map(() => undefined);
+    }
+  }
+
+  /** Several keys with one TTL in one round trip (a pipeline of SET ... EX). */
+  async setMany(entries: [key: string, value: unknown][], ttlSeconds: number): Promise<void> {
+    if (!entries.length) return;
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const [key, value] of entries) pipeline.set(key, JSON.stringify(value), 'EX', ttlSeconds);
+      await pipeline.exec();
+    } catch (err) {
+      this.logger.warn({ err: errorSummary(err) }, 'cache write failed');
+    }
+  }
+
   /** One field of a hash (a group of entries that is invalidated together). */
   async getField<T>(key: string, field: string): Promise<T | undefined> {
     try {

@@ -55,15 +55,39 @@ describe('stories through the gateway (fake boards and membership)', () => {
     expect((await api(`${P()}/stories/1`, { key: outsider.key, method: 'PUT', body: {} })).status).toBe(404);
   });
 
-  it('lists a page with ONE BatchGetUsers call, echoing clamped paging', async () => {
-    const before = h.membership.calls.count('BatchGetUsers');
+  it('lists a page, echoing clamped paging', async () => {
     const res = await api(`${P()}/stories?PageSize=5000&page=1`, { key: gob.key });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json)).toEqual(['page', 'pageSize', 'totalPages', 'totalItems', 'items']);
     expect(res.json).toMatchObject({ page: 1, pageSize: 1000, totalPages: 1, totalItems: 3 });
     expect(res.json.items.map((s: { text: string }) => s.text)).toEqual(['one', 'two', 'three']);
-    expect(h.membership.calls.count('BatchGetUsers') - before).toBe(1);
     expect(h.boards.calls.lastContext.get('ListStories')?.userId).toBe(gob.user.id);
+  });
+
+  it('resolves users in ONE BatchGetUsers call per response, then from the cache until PUT /me', async () => {
+    const users = () => h.membership.calls.count('BatchGetUsers');
+    const writer = h.membership.addUser('Kitty Sanchez');
+    h.membership.grant(h.membership.projects.get(projectId)!, writer.user, 'ACCESS_READWRITE');
+    let before = users();
+    const created = await api(`${P()}/stories`, { key: writer.key, method: 'POST', body: { text: 'four' } });
+    expect(created.json.creator.name).toBe('Kitty Sanchez');
+    expect(users() - before).toBe(1); // the new creator: not cached yet
+    before = users();
+    const list = await api(`${P()}/stories`, { key: gob.key });
+    expect(list.json.items.map((s: { creator: { name: string } }) => s.creator.name)).toEqual([
+      'Gob Bluth',
+      'Gob Bluth',
+      'Gob Bluth',
+      'Kitty Sanchez',
+    ]);
+    expect(users() - before).toBe(0); // both creators are cached
+    const renamed = await api('/api/v1/me', { key: writer.key, method: 'PUT', body: { name: 'Kitty S.' } });
+    expect(renamed.status).toBe(200);
+    before = users();
+    const story = await api(`${P()}/stories/${created.json.id}`, { key: gob.key });
+    expect(story.json.creator.name).toBe('Kitty S.');
+    expect(users() - before).toBe(1);
+    await api(`${P()}/stories/${created.json.id}`, { key: writer.key, method: 'DELETE' });
   });
 
   it.each(['page=0', 'pageSize=0', 'page=abc', 'pageSize=1.5', 'page=-1'])(

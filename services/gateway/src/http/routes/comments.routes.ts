@@ -1,6 +1,5 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
-import { resolveUsers } from '../../clients/user-resolver';
 import { commentDto, commentUserIds } from '../../representation/comment.dto';
 import { pageDto } from '../../representation/page';
 import type { Fields } from '../body';
@@ -18,12 +17,12 @@ const COMMENT_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
  * Only the author may update; the author or a project admin may delete (boards decides, the gateway passes
  * whether the caller is an admin).
  */
-export function commentHandlers({ boards, membership }: RouteDeps) {
+export function commentHandlers({ boards, users: directory }: RouteDeps) {
   const ids = (call: Call) => ({ project_id: call.project.projectId, story_id: call.id('storyId') });
 
   async function commentReply(comment: boards.Comment__Output | null): Promise<Reply> {
     if (!comment) throw new DomainError('Internal', 'boards returned no comment');
-    const users = await resolveUsers(membership, commentUserIds([comment]));
+    const users = await directory.resolve(commentUserIds([comment]));
     return resource('comment', commentDto(comment, users));
   }
 
@@ -37,7 +36,7 @@ export function commentHandlers({ boards, membership }: RouteDeps) {
         page: paging.page,
         page_size: paging.pageSize,
       });
-      const users = await resolveUsers(membership, commentUserIds(comments));
+      const users = await directory.resolve(commentUserIds(comments));
       return page(
         'comment',
         pageDto(

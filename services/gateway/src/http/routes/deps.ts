@@ -4,6 +4,7 @@ import type { BoardsClient } from '../../clients/boards.client';
 import type { FilesClient } from '../../clients/files.client';
 import type { FilesProxy } from '../../clients/files-proxy';
 import type { MembershipClient } from '../../clients/membership.client';
+import type { UserDirectory } from '../../clients/user-resolver';
 
 /** What route handlers are built from: the upstream clients, created once at boot. */
 export interface RouteDeps {
@@ -12,6 +13,8 @@ export interface RouteDeps {
   files: FilesClient;
   filesProxy: FilesProxy;
   access: ProjectAccessResolver;
+  /** User references (creator, owner, author...) for responses, cached; forgotten on `PUT /me`. */
+  users: UserDirectory;
   /** Cached key verifications, dropped when a key is deleted or its user changes. */
   apiKeys: ApiKeyAuthenticator;
   /** OPERATOR_TOKEN: the admin endpoints' credential; undefined = they are 404. */

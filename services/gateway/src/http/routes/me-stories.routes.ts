@@ -1,5 +1,4 @@
 import type { boards } from '@flowboard/proto';
-import { resolveUsers } from '../../clients/user-resolver';
 import type { Dto } from '../../representation/dto';
 import { pageDto } from '../../representation/page';
 import { storyDto, storyUserIds } from '../../representation/story.dto';
@@ -30,7 +29,7 @@ export function meStoryHandlers(deps: RouteDeps) {
   ): Promise<Dto[]> {
     const project = (id: number) => ({ id, name: names.get(id) ?? '' });
     if (enrich.size === 0 || (enrich.size === 1 && enrich.has('details'))) {
-      const users = await resolveUsers(membership, storyUserIds(stories));
+      const users = await deps.users.resolve(storyUserIds(stories));
       return stories.map((s) =>
         storyDto(s, { project: project(s.project_id), users, details: enrich.has('details') }),
       );

@@ -1,6 +1,5 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards, membership } from '@flowboard/proto';
-import { resolveUsers } from '../../clients/user-resolver';
 import type { Dto } from '../../representation/dto';
 import { pageDto } from '../../representation/page';
 import { storyDto, storyUserIds } from '../../representation/story.dto';
@@ -65,7 +64,7 @@ const NAMES_USERS = /\b(owner|creator)\s*:/i;
  * are always present when requested (even empty).
  */
 export async function storyDtosFor(
-  deps: Pick<RouteDeps, 'membership' | 'boards'>,
+  deps: Pick<RouteDeps, 'users' | 'boards'>,
   call: { project: Pick<Call['project'], 'projectId' | 'projectName'> },
   stories: boards.Story__Output[],
   enrich: ReadonlySet<string>,
@@ -87,7 +86,7 @@ export async function storyDtosFor(
   const tasks = new Map((taskBatch?.stories ?? []).map((s) => [s.story_id, s.tasks]));
   const tags = new Map(((await tagBatch)?.stories ?? []).map((s) => [s.story_id, s.tags]));
   const comments = new Map((commentBatch?.stories ?? []).map((s) => [s.story_id, s.comments]));
-  const users = await resolveUsers(deps.membership, [
+  const users = await deps.users.resolve([
     ...storyUserIds(stories),
     ...[...tasks.values()].flatMap(taskUserIds),
     ...[...comments.values()].flatMap(commentUserIds),

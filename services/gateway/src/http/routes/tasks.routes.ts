@@ -1,6 +1,5 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
-import { resolveUsers } from '../../clients/user-resolver';
 import { pageDto } from '../../representation/page';
 import { taskDto, taskUserIds } from '../../representation/task.dto';
 import type { Fields } from '../body';
@@ -15,11 +14,11 @@ import { itemId, storyChildBody } from './story-children';
 const TASK_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
 
 /** `S/tasks` (spec "Tasks", api-compat §5.6): by position; finishers resolved in one BatchGetUsers call. */
-export function taskHandlers({ boards, membership }: RouteDeps) {
+export function taskHandlers({ boards, users: directory }: RouteDeps) {
   const ids = (call: Call) => ({ project_id: call.project.projectId, story_id: call.id('storyId') });
 
   async function taskPage(call: Call, tasks: boards.Task__Output[], total: number, paging = call.paging()) {
-    const users = await resolveUsers(membership, taskUserIds(tasks));
+    const users = await directory.resolve(taskUserIds(tasks));
     return page(
       'task',
       pageDto(
@@ -32,7 +31,7 @@ export function taskHandlers({ boards, membership }: RouteDeps) {
 
   async function taskReply(task: boards.Task__Output | null): Promise<Reply> {
     if (!task) throw new DomainError('Internal', 'boards returned no task');
-    const users = await resolveUsers(membership, taskUserIds([task]));
+    const users = await directory.resolve(taskUserIds([task]));
     return resource('task', taskDto(task, users));
   }
 

@@ -10,7 +10,7 @@ import type { RouteDeps } from './deps';
 import { ownedStoryRefs } from './me-stories.routes';
 
 /** Sign-up (`POST /api/v1/users`, no key) and the current user (`/api/v1/me`). */
-export function userHandlers({ membership, files, apiKeys, boards }: RouteDeps) {
+export function userHandlers({ membership, files, apiKeys, boards, users }: RouteDeps) {
   return {
     /** Body `{name?, userName|username, email}` → the full record plus the first API key (api-compat §6). */
     async signUp(call: Call): Promise<Reply> {
@@ -53,7 +53,7 @@ export function userHandlers({ membership, files, apiKeys, boards }: RouteDeps) 
         ...(bio === undefined ? {} : { bio }),
       });
       if (!user) throw new DomainError('Internal', 'UpdateCurrentUser returned no user');
-      await apiKeys.forget(api_key_hashes);
+      await Promise.all([apiKeys.forget(api_key_hashes), users.forget(user.id)]);
       return resource('user', userDto(user));
     },
 

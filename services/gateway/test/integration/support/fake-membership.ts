@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import { loadMembershipProto, type membership } from '@flowboard/proto';
 import { DomainError, requireUser, unary, type Logger } from '@flowboard/service-kit';
@@ -17,6 +18,8 @@ const notFaked = (): Promise<never> =>
   Promise.reject(new DomainError('Internal', 'not implemented by the fake membership service'));
 
 /** An in-memory membership service with canned behaviour and call counters. */
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
 export class FakeMembership {
   readonly calls = new Calls();
   readonly users = new Map<number, User>();
@@ -161,7 +164,15 @@ export class FakeMembership {
       ListApiKeys: h('ListApiKeys', notFaked),
       CreateApiKey: h('CreateApiKey', notFaked),
       DeleteApiKey: h('DeleteApiKey', notFaked),
-      UpdateCurrentUser: h('UpdateCurrentUser', notFaked),
+      UpdateCurrentUser: h(
+        'UpdateCurrentUser',
+        async (req: membership.UpdateCurrentUserRequest__Output, userId) => {
+          const user = this.users.get(userId()) as User;
+          if (req.name !== undefined) user.name = req.name;
+          const hashes = [...this.keys].filter(([, id]) => id === user.id).map(([key]) => sha256(key));
+          return { user, api_key_hashes: hashes };
+        },
+      ),
       // Accounts: limits kept here; counting collaborators is membership's (its own tests, and test/e2e).
       GetAccount: h('GetAccount', async (_req, userId) => ({ account: this.account(userId()) })),
       UpdateAccount: h('UpdateAccount', async (req: membership.UpdateAccountRequest__Output) => {
