@@ -2,6 +2,7 @@ import http from 'node:http';
 import Redis from 'ioredis';
 import { closeServer, createLogger, listen, type Logger } from '@flowboard/service-kit';
 import { ApiKeyAuthenticator } from './authz/api-keys';
+import { GuardedCache } from './authz/guarded-cache';
 import { JsonCache } from './authz/json-cache';
 import { ProjectAccessResolver } from './authz/project-access';
 import { BOARDS_SERVICE, createBoardsClient } from './clients/boards.client';
@@ -37,8 +38,9 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
   const files = createFilesClient(config.FILES_ADDR, deadline);
   const filesProxy = createFilesProxy(config.FILES_HTTP_URL);
   const cache = new JsonCache(redis, logger);
-  const authenticator = new ApiKeyAuthenticator(membership, cache, config.AUTH_CACHE_TTL_SECONDS);
-  const access = new ProjectAccessResolver(membership, cache, config.ACCESS_CACHE_TTL_SECONDS);
+  const decisions = new GuardedCache(redis, logger);
+  const authenticator = new ApiKeyAuthenticator(membership, decisions, config.AUTH_CACHE_TTL_SECONDS);
+  const access = new ProjectAccessResolver(membership, decisions, config.ACCESS_CACHE_TTL_SECONDS);
   const readiness = createReadiness(redis, [
     { address: config.MEMBERSHIP_ADDR, service: MEMBERSHIP_SERVICE },
     { address: config.BOARDS_ADDR, service: BOARDS_SERVICE },

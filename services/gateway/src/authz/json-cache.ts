@@ -11,24 +11,6 @@ export class JsonCache {
     private readonly logger: Logger,
   ) {}
 
-  async get<T>(key: string): Promise<T | undefined> {
-    try {
-      const raw = await this.redis.get(key);
-      return raw === null ? undefined : (JSON.parse(raw) as T);
-    } catch (err) {
-      this.logger.warn({ err: errorSummary(err) }, 'cache read failed; asking the source');
-      return undefined;
-    }
-  }
-
-  async set(key: string, value: unknown, ttlSeconds: number): Promise<void> {
-    try {
-      await this.redis.set(key, JSON.stringify(value), 'EX', ttlSeconds);
-    } catch (err) {
-      this.logger.warn({ err: errorSummary(err) }, 'cache write failed');
-    }
-  }
-
   /** Deletes these exact keys (no scan). */
   async delete(...keys: string[]): Promise<void> {
     if (!keys.length) return;
@@ -58,29 +40,6 @@ export class JsonCache {
       const pipeline = this.redis.pipeline();
       for (const [key, value] of entries) pipeline.set(key, JSON.stringify(value), 'EX', ttlSeconds);
       await pipeline.exec();
-    } catch (err) {
-      this.logger.warn({ err: errorSummary(err) }, 'cache write failed');
-    }
-  }
-
-  /** One field of a hash (a group of entries that is invalidated together). */
-  async getField<T>(key: string, field: string): Promise<T | undefined> {
-    try {
-      const raw = await this.redis.hget(key, field);
-      return raw === null ? undefined : (JSON.parse(raw) as T);
-    } catch (err) {
-      this.logger.warn({ err: errorSummary(err) }, 'cache read failed; asking the source');
-      return undefined;
-    }
-  }
-
-  /**
-   * Sets one field; the hash expires `ttlSeconds` after its FIRST field was written (EXPIRE NX), so no entry
-   * is ever older than the TTL, and deleting the hash drops the whole group at once.
-   */
-  async setField(key: string, field: string, value: unknown, ttlSeconds: number): Promise<void> {
-    try {
-      await this.redis.multi().hset(key, field, JSON.stringify(value)).expire(key, ttlSeconds, 'NX').exec();
     } catch (err) {
       this.logger.warn({ err: errorSummary(err) }, 'cache write failed');
     }
