@@ -81,4 +81,42 @@ describe('PUT /me', () => {
       400,
     );
   });
+
+  it('takes an XML body (<username>, order free, unknown elements ignored; <bio /> clears) and answers a <user>', async () => {
+    const me = await signUp('me-xml');
+    const XML_IO = { 'Content-Type': 'application/xml', Accept: 'application/xml' };
+    const userName = `${me.userName}-renamed`;
+    const res = await api('/api/v1/me', {
+      method: 'PUT',
+      key: me.key,
+      headers: XML_IO,
+      body: `<?xml version="1.0"?><user><bio>Never &lt;nude&gt;</bio><id>1</id><username>${userName}</username><colour>red</colour><name>Tobias &amp; Co</name></user>`,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(childNames(res.text, 'user')).toEqual(['bio', 'createTime', 'email', 'id', 'name', 'userName']);
+    expect(res.text).toMatch(
+      new RegExp(
+        `^<\\?xml version="1.0" encoding="utf-8"\\?><user><bio>Never &lt;nude&gt;</bio><createTime>\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d</createTime><email>${me.email}</email><id>${me.id}</id><name>Tobias &amp; Co</name><userName>${userName}</userName></user>$`,
+      ),
+    );
+    const after = await api('/api/v1/me', { key: me.key });
+    expect(after.json).toMatchObject({ id: me.id, name: 'Tobias & Co', userName, bio: 'Never <nude>' });
+
+    // Partial: only bio changes, and an empty element is "" for a string.
+    const cleared = await api('/api/v1/me', {
+      method: 'PUT',
+      key: me.key,
+      headers: XML_IO,
+      body: '<user><bio /></user>',
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.text).toContain('<user><bio /><createTime>');
+    expect((await api('/api/v1/me', { key: me.key })).json).toMatchObject({
+      name: 'Tobias & Co',
+      userName,
+      email: me.email,
+      bio: '',
+    });
+  });
 });

@@ -1,9 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { uniqueSuffix } from '@flowboard/testing';
 import {
   GATEWAY_URL,
   accessLadderUsers,
   accessMatrix,
   api,
+  checkContract,
   createProject,
   signUp,
   XML_HEADERS,
@@ -22,6 +25,7 @@ let owner: SignedUp;
 let reader: SignedUp;
 let callers: Callers;
 let project: { id: number; name: string };
+let P: string; // /api/v1/projects/{p}
 let S: string; // /api/v1/projects/{p}/stories/{s}
 
 const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
@@ -48,10 +52,43 @@ async function download(key: string | undefined, id: number, range?: string) {
   return { res, body: Buffer.from(await res.arrayBuffer()) };
 }
 
+/** The stack's per-file limit (files MAX_FILE_BYTES; deploy/local/services.sh passes FLOWBOARD_MAX_FILE_BYTES). */
+const MAX_FILE_BYTES = Number(process.env.FLOWBOARD_MAX_FILE_BYTES ?? 104_857_600);
+
+/** A story of its own, for tests that count what is stored on it. */
+async function newStory(text: string): Promise<string> {
+  const res = await api(`${P}/stories`, { method: 'POST', key: owner.key, body: { text } });
+  expect(res.status).toBe(200);
+  return `${P}/stories/${res.json.id}`;
+}
+
+/**
+ * A multipart/form-data body written by hand, so a part's Content-Disposition carries exactly the parameters
+ * given (FormData would percent-escape quotes and line breaks in a file name).
+ */
+function rawMultipart(boundary: string, parts: Array<{ disposition: string; data: string }>): Buffer {
+  const chunks = parts.map(
+    (p) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; ${p.disposition}\r\n` +
+      `Content-Type: text/plain\r\n\r\n${p.data}\r\n`,
+  );
+  return Buffer.from(`${chunks.join('')}--${boundary}--\r\n`, 'utf8');
+}
+
+/** `Content-Disposition: attachment; filename="<quoted ASCII>"; filename*=UTF-8''<RFC 5987>`, or a failure. */
+function parseDisposition(header: string | null): { fallback: string; name: string } {
+  const m =
+    /^attachment; filename="((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"; filename\*=UTF-8''([A-Za-z0-9!#$&+.^_`|~%-]+)$/.exec(
+      header ?? '',
+    );
+  if (!m) throw new Error(`unsafe or malformed Content-Disposition: ${JSON.stringify(header)}`);
+  return { fallback: m[1]!.replace(/\\(["\\])/g, '$1'), name: decodeURIComponent(m[2]!) };
+}
+
 beforeAll(async () => {
   owner = await signUp('att-owner');
   project = await createProject(owner.key);
-  const P = `/api/v1/projects/${project.id}`;
+  P = `/api/v1/projects/${project.id}`;
   const ladder = await accessLadderUsers(owner, project.id);
   callers = ladder.callers;
   reader = ladder.users.read;
@@ -193,6 +230,158 @@ describe('attachments end to end', () => {
     expect((await api(one, { key: owner.key })).json.fileName).toBe('x.txt');
     const left = await api(`${S}/attachments`, { key: owner.key });
     expect(left.json.items.map((a: { fileName: string }) => a.fileName)).not.toContain('y.txt');
+  });
+
+  it('lists in pages: three files, pageSize=2 → page 2 holds the third, with correct totals', async () => {
+    const T = await newStory('Paged attachments');
+    const files = ['one.txt', 'two.txt', 'three.txt'].map((name) => ({
+      name,
+      type: 'text/plain',
+      data: Buffer.from(name),
+    }));
+    const up = await api(`${T}/attachments`, { method: 'POST', key: owner.key, body: form(...files) });
+    expect(up.status).toBe(200);
+    const ids = up.json.items.map((a: { id: number }) => a.id) as number[];
+    expect(ids).toHaveLength(3);
+
+    const page1 = await api(`${T}/attachments?pageSize=2`, { key: reader.key });
+    expect(page1.json).toMatchObject({ page: 1, pageSize: 2, totalPages: 2, totalItems: 3 });
+    expect(page1.json.items.map((a: { id: number }) => a.id)).toEqual(ids.slice(0, 2));
+    const page2 = await api(`${T}/attachments?pageSize=2&page=2`, { key: reader.key });
+    expect(page2.status).toBe(200);
+    expect(page2.json).toEqual({
+      page: 2,
+      pageSize: 2,
+      totalPages: 2,
+      totalItems: 3,
+      items: [
+        {
+          id: ids[2],
+          fileName: 'three.txt',
+          sizeInBytes: 9,
+          contentType: 'text/plain',
+          token: expect.any(String),
+        },
+      ],
+    });
+    const past = await api(`${T}/attachments?pageSize=2&page=3`, { key: reader.key });
+    expect(past.json).toEqual({ page: 3, pageSize: 2, totalPages: 2, totalItems: 3, items: [] });
+  });
+
+  it('hostile file names: the path is dropped, control characters removed, the download header stays safe', async () => {
+    const boundary = `flowboard-${uniqueSuffix()}`;
+    const up = await api(`${S}/attachments`, {
+      method: 'POST',
+      key: owner.key,
+      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      body: rawMultipart(boundary, [
+        { disposition: 'filename="../../etc/passwd"', data: 'root' },
+        // RFC 5987 form: the name really holds a quote, CR and LF (a quoted filename cannot carry raw CR/LF).
+        { disposition: "filename*=UTF-8''a%22%0D%0AX-Evil%3A%201.txt", data: 'evil' },
+        { disposition: 'filename="résumé 東京.txt"', data: 'unicode' },
+      ]),
+    });
+    expect(up.status).toBe(200);
+    const [passwd, evil, unicode] = up.json.items as Array<{ id: number; fileName: string }>;
+    expect(passwd!.fileName).toBe('passwd');
+    expect(evil!.fileName).toMatch(/^a"[ _]*X-Evil: 1\.txt$/);
+    expect(unicode!.fileName).toBe('résumé 東京.txt');
+    for (const a of [passwd!, evil!, unicode!]) {
+      const stored = await api(`${S}/attachments/${a.id}`, { key: reader.key });
+      expect(stored.json.fileName).toBe(a.fileName);
+      expect(stored.json.fileName).not.toMatch(/[/\\\p{Cc}]/u);
+    }
+
+    const headerOf = async (id: number) => {
+      const { res, body } = await download(reader.key, id);
+      expect(res.status).toBe(200);
+      expect(body.length).toBeGreaterThan(0);
+      expect(res.headers.get('x-evil')).toBeNull(); // no header smuggled in through the name
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      return parseDisposition(res.headers.get('content-disposition'));
+    };
+    expect(await headerOf(passwd!.id)).toEqual({ fallback: 'passwd', name: 'passwd' });
+    // The quote survives only escaped (\") inside the quoted fallback, and percent-encoded in filename*.
+    expect(await headerOf(evil!.id)).toEqual({ fallback: evil!.fileName, name: evil!.fileName });
+    const unicodeHeader = await headerOf(unicode!.id);
+    expect(unicodeHeader.name).toBe('résumé 東京.txt'); // exact, through filename*=UTF-8''…
+    expect(unicodeHeader.fallback).toMatch(/^r.sum. .*\.txt$/); // printable ASCII only (checked by the parse)
+  });
+
+  it('a part without a Content-Type is stored as application/octet-stream', async () => {
+    const T = await newStory('Untyped part');
+    const boundary = `flowboard-${uniqueSuffix()}`;
+    const up = await api(`${T}/attachments`, {
+      method: 'POST',
+      key: owner.key,
+      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      body: Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="blob.bin"\r\n\r\n\u0001\u0002\r\n--${boundary}--\r\n`,
+      ),
+    });
+    expect(up.status).toBe(200);
+    expect(up.json.items).toMatchObject([
+      { fileName: 'blob.bin', sizeInBytes: 2, contentType: 'application/octet-stream' },
+    ]);
+  });
+
+  it('a file over the per-file limit is 413 payload-too-large, and nothing of the request is stored', async () => {
+    const T = await newStory('Too big');
+    const kept = await api(`${T}/attachments`, {
+      method: 'POST',
+      key: owner.key,
+      body: form({ name: 'kept.txt', type: 'text/plain', data: Buffer.from('kept') }),
+    });
+    expect(kept.status).toBe(200);
+    const listBefore = (await api(`${T}/attachments`, { key: owner.key })).json;
+    const usedBefore = (await api('/api/v1/me/account', { key: owner.key })).json.storageUsedBytes as number;
+
+    // A small file, then one a byte over the limit, streamed (never held in memory) with a Content-Length.
+    const boundary = `flowboard-${uniqueSuffix()}`;
+    const part = (name: string) =>
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="${name}"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      );
+    const small = Buffer.concat([part('small.txt'), Buffer.from('small\r\n')]);
+    const bigHead = part('big.bin');
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const size = MAX_FILE_BYTES + 1;
+    const block = Buffer.alloc(1024 * 1024, 0x5a);
+    async function* body() {
+      yield small;
+      yield bigHead;
+      for (let left = size; left > 0; left -= block.length)
+        yield block.subarray(0, Math.min(left, block.length));
+      yield tail;
+    }
+    const started = Date.now();
+    const res = await fetch(`${GATEWAY_URL}${T}/attachments`, {
+      method: 'POST',
+      headers: {
+        'X-Zen-ApiKey': owner.key,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(small.length + bigHead.length + size + tail.length),
+      },
+      body: Readable.from(body()),
+      duplex: 'half',
+    } as RequestInit);
+    const text = await res.text();
+    const json = /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : undefined;
+    await checkContract(
+      { method: 'POST', path: `${T}/attachments` },
+      { status: res.status, headers: res.headers, text, json },
+    );
+    expect(res.status).toBe(413);
+    expect(json).toMatchObject({
+      type: 'urn:flowboard:problem:payload-too-large',
+      status: 413,
+      requestId: res.headers.get('x-request-id'),
+    });
+    expect(Date.now() - started).toBeLessThan(20_000);
+
+    expect((await api(`${T}/attachments`, { key: owner.key })).json).toEqual(listBefore);
+    expect((await api('/api/v1/me/account', { key: owner.key })).json.storageUsedBytes).toBe(usedBefore);
   });
 
   it('an unknown story or attachment is 404', async () => {

@@ -149,4 +149,46 @@ describe('comments end to end', () => {
     const page = await api(`${S}/comments`, { key: owner.key, headers: XML_HEADERS });
     expect(page.text).toMatch(/<comments><items><comment>/);
   });
+
+  it('XML: GET and PUT one comment (an XML body, the author only), alphabetical children', async () => {
+    const c = await post(writer.key, 'Say it in XML');
+    expect(c.status).toBe(200);
+    const one = `${S}/comments/${c.json.id}`;
+    const author = `<author><email>${writer.email}</email><id>${writer.id}</id><name>ladder-readwrite Tester</name><userName>${writer.userName}</userName></author>`;
+
+    const got = await api(one, { key: reader.key, headers: XML_HEADERS });
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(got.text).toBe(
+      `<?xml version="1.0" encoding="utf-8"?><comment>${author}<createTime>${c.json.createTime}</createTime><id>${c.json.id}</id><text>Say it in XML</text></comment>`,
+    );
+
+    // Read-only elements (id, author, createTime) are ignored; only text changes.
+    const edited = await api(one, {
+      method: 'PUT',
+      key: writer.key,
+      headers: { 'Content-Type': 'application/xml', Accept: 'application/xml' },
+      body: `<?xml version="1.0"?><comment><id>1</id><author><id>${owner.id}</id></author><text>Edited &lt;b&gt; &amp; co</text><createTime>2001-01-01T00:00:00</createTime></comment>`,
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.text).toBe(
+      `<?xml version="1.0" encoding="utf-8"?><comment>${author}<createTime>${c.json.createTime}</createTime><id>${c.json.id}</id><text>Edited &lt;b&gt; &amp; co</text></comment>`,
+    );
+    expect((await api(one, { key: owner.key })).json).toEqual({
+      ...c.json,
+      text: 'Edited <b> & co',
+    });
+
+    // Not the author: 403, as an XML problem, and nothing changes.
+    const byOther = await api(one, {
+      method: 'PUT',
+      key: other.key,
+      headers: { 'Content-Type': 'application/xml', Accept: 'application/xml' },
+      body: '<comment><text>Hijacked</text></comment>',
+    });
+    expect(byOther.status).toBe(403);
+    expect(byOther.text).toContain('<status>403</status>');
+    expect(byOther.text).toContain('<type>urn:flowboard:problem:forbidden</type>');
+    expect((await api(one, { key: owner.key })).json.text).toBe('Edited <b> & co');
+  });
 });

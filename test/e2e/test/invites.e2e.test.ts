@@ -1,3 +1,4 @@
+import { uniqueSuffix } from '@flowboard/testing';
 import {
   accessLadder,
   accessMatrix,
@@ -74,6 +75,53 @@ describe('invites', () => {
       (await api(`/api/v1/invites/${'0'.repeat(32)}/accept`, { method: 'POST', key: invitee.key })).status,
     ).toBe(404);
     expect((await api(`/api/v1/invites/${token}/accept`, { method: 'POST' })).status).toBe(401);
+  });
+
+  it('a second invite for the same address while the first is pending is 409 conflict; nothing is added', async () => {
+    const email = `dup-${uniqueSuffix()}@example.test`;
+    const first = await invite(email);
+    const pending = async () =>
+      (await api(`${P()}/invites?pageSize=1000`, { key: owner.key })).json.items
+        .filter((i: { email: string }) => i.email === email)
+        .map((i: { id: number }) => i.id);
+    expect(await pending()).toEqual([first.id]);
+
+    const dup = await api(`${P()}/invites`, {
+      method: 'POST',
+      key: owner.key,
+      body: { email, role: membersRoleId },
+    });
+    expect(dup.status).toBe(409);
+    expect(dup.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    expect(dup.json).toMatchObject({
+      type: 'urn:flowboard:problem:conflict',
+      status: 409,
+      requestId: dup.headers.get('x-request-id'),
+    });
+    const dupXml = await api(`${P()}/invites.xml`, {
+      method: 'POST',
+      key: owner.key,
+      body: { email, role: membersRoleId },
+    });
+    expect(dupXml.status).toBe(409);
+    expect(dupXml.text).toContain('<type>urn:flowboard:problem:conflict</type>');
+    expect(await pending()).toEqual([first.id]);
+
+    // Per project: the same address may be invited to another project meanwhile.
+    const other = await createProject(owner.key);
+    const otherRole = (await api(`/api/v1/projects/${other.id}/roles?where=name:Members`, { key: owner.key }))
+      .json.items[0].id;
+    const elsewhere = await api(`/api/v1/projects/${other.id}/invites`, {
+      method: 'POST',
+      key: owner.key,
+      body: { email, role: otherRole },
+    });
+    expect(elsewhere.status).toBe(200);
+
+    // Once the first is no longer pending, the address is free again.
+    expect((await api(`${P()}/invites/${first.id}`, { method: 'DELETE', key: owner.key })).status).toBe(200);
+    const again = await invite(email);
+    expect(await pending()).toEqual([again.id]);
   });
 
   it('access matrix: Admin for list, create, get and delete; any key for accept', async () => {

@@ -71,6 +71,54 @@ describe('project members', () => {
     expect((await add('no-such-user-zz')).status).toBe(400);
   });
 
+  it('adds members from an XML body: <user>name</user> and <user><id>…</id></user>; an unknown user is 400', async () => {
+    const [dave, erin] = await Promise.all([signUp('dave'), signUp('erin')]);
+    const addXml = (body: string) =>
+      api(`${P()}/members`, {
+        method: 'POST',
+        key: owner.key,
+        headers: { 'Content-Type': 'application/xml', Accept: 'application/xml' },
+        body,
+      });
+    const before = (await api(`${P()}/members`, { key: owner.key })).json.totalItems as number;
+
+    const byName = await addXml(`<user>${dave.userName.toUpperCase()}</user>`);
+    expect(byName.status).toBe(200);
+    expect(byName.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(byName.text).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?><users><items><user>/);
+    expect(childNames(byName.text, 'users')).toEqual([
+      'items',
+      'page',
+      'pageSize',
+      'totalItems',
+      'totalPages',
+    ]);
+    expect(byName.text).toContain(`<totalItems>${before + 1}</totalItems>`);
+    expect(byName.text).toMatch(
+      new RegExp(
+        `<user><bio /><createTime>[^<]+</createTime><email>${dave.email}</email><id>${dave.id}</id><name>dave Tester</name><userName>${dave.userName}</userName></user>`,
+      ),
+    );
+
+    const byId = await addXml(`<user><id>${erin.id}</id></user>`);
+    expect(byId.status).toBe(200);
+    expect(byId.text).toContain(`<totalItems>${before + 2}</totalItems>`);
+    expect(byId.text).toContain(
+      `<id>${erin.id}</id><name>erin Tester</name><userName>${erin.userName}</userName>`,
+    );
+    for (const u of [dave, erin]) {
+      const member = await api(`${P()}/members/${u.id}`, { key: owner.key });
+      expect(member.status).toBe(200);
+      expect(member.json.userName).toBe(u.userName);
+      expect((await api(P(), { key: u.key })).status).toBe(200); // a member now: the project is visible
+    }
+
+    const unknown = await addXml('<user><userName>no-such-user-zz</userName></user>');
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).toContain('<status>400</status>');
+    expect((await api(`${P()}/members`, { key: owner.key })).json.totalItems).toBe(before + 2);
+  });
+
   it('refuses to remove the owner (409)', async () => {
     const res = await api(`${P()}/members/${owner.userName}`, { method: 'DELETE', key: owner.key });
     expect(res.status).toBe(409);

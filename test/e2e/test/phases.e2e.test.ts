@@ -285,6 +285,73 @@ describe('phases', () => {
     expect((await api(`${P()}/phases/${id}`, { key: owner.key, method: 'DELETE' })).status).toBe(200);
   });
 
+  it('XML: GET P/phases/{id}/stories is a <phase> holding <stories><story>…, alphabetical, unset fields omitted', async () => {
+    // A board of its own, so the phase holds exactly the stories made here.
+    const own = await createProject(owner.key);
+    const Q = `/api/v1/projects/${own.id}`;
+    const [, , working, complete] = (await api(`${Q}/phases`, { key: owner.key })).json.items as PhaseJson[];
+    const story = async (body: Record<string, unknown>) =>
+      (await api(`${Q}/stories`, { key: owner.key, method: 'POST', body: { phase: working!.id, ...body } }))
+        .json.id as number;
+    const plain = await story({ text: 'plain' });
+    const blocked = await story({ text: 'blocked', owner: owner.id, deadline: '2031-05-06' });
+    const put = await api(`${Q}/stories/${blocked}`, {
+      key: owner.key,
+      method: 'PUT',
+      body: { status: 'blocked', blockedReason: 'Waiting on legal' },
+    });
+    expect(put.status).toBe(200);
+
+    const res = await api(`${Q}/phases/${working!.id}/stories?with=tags`, {
+      key: owner.key,
+      headers: XML_HEADERS,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(res.text).toMatch(
+      new RegExp(
+        `^<\\?xml version="1.0" encoding="utf-8"\\?><phase><description>Stories that are currently being worked on</description><id>${working!.id}</id><index>2</index><limit /><name>Working</name><stories><story>`,
+      ),
+    );
+    expect(res.text.endsWith('</story></stories></phase>')).toBe(true);
+    expect(childNames(res.text, 'phase')).toEqual(['description', 'id', 'index', 'limit', 'name', 'stories']);
+    expect(childNames(res.text, 'stories')).toEqual(['story', 'story']);
+    expect(res.text).not.toContain('<totalItems>'); // a phase, not a page
+    const [first, second] = [...res.text.matchAll(/<story>[\s\S]*?<\/story>/g)].map((m) => m[0]);
+    const always = [
+      'color',
+      'creator',
+      'id',
+      'phase',
+      'priority',
+      'project',
+      'size',
+      'status',
+      'tags',
+      'text',
+    ];
+    expect(childNames(first!, 'story')).toEqual(always);
+    expect(first).toContain(`<id>${plain}</id>`);
+    expect(first).toContain('<status>started</status>');
+    for (const empty of ['<priority />', '<size />', '<tags />']) expect(first).toContain(empty);
+    expect(childNames(second!, 'story')).toEqual([...always, 'blockedReason', 'deadline', 'owner'].sort());
+    expect(second).toContain(`<id>${blocked}</id>`);
+    expect(second).toContain('<blockedReason>Waiting on legal</blockedReason>');
+    expect(second).toContain('<deadline>2031-05-06T00:00:00</deadline>');
+    expect(second).toContain('<status>blocked</status>');
+    expect(second).toContain(
+      `<owner><email>${owner.email}</email><id>${owner.id}</id><name>phases-owner Tester</name><userName>${owner.userName}</userName></owner>`,
+    );
+    expect(second).toContain(`<phase><id>${working!.id}</id><name>Working</name></phase>`);
+    expect(second).toContain(`<project><id>${own.id}</id><name>${own.name}</name></project>`);
+
+    const empty = await api(`${Q}/phases/${complete!.id}/stories.xml`, { key: owner.key });
+    expect(empty.status).toBe(200);
+    expect(empty.text).toBe(
+      `<?xml version="1.0" encoding="utf-8"?><phase><description>Stories that have been completed</description><id>${complete!.id}</id><index>3</index><limit /><name>Complete</name><stories /></phase>`,
+    );
+  });
+
   it('access matrix: Read to read, ReadWrite to reorder a phase’s stories, Admin for phase writes', async () => {
     // A project of its own, so the probes see a known board (an empty Ready phase).
     const own = await createProject(owner.key);

@@ -430,6 +430,74 @@ describe('tags end to end', () => {
     expect(emptied.text).toContain('<items />');
   });
 
+  it('XML: GET P/tags/{tag}/stories and GET S/tags answer exact pages (alphabetical, empty elements, unset omitted)', async () => {
+    const suffix = uniqueSuffix();
+    const rd = await newTag(`R&D ${suffix}`);
+    const ops = await newTag(`ops ${suffix}`);
+    const plain = await newStory({ tags: [rd.id, ops.id] });
+    const assigned = await newStory({ tags: [rd.id], owner: owner.id, deadline: '2030-01-02' });
+    const untagged = await newStory();
+    const head = '<?xml version="1.0" encoding="utf-8"?>';
+    const stories = (xml: string) =>
+      [...xml.matchAll(/<story>[\s\S]*?<\/story>/g)].map((m) => ({
+        xml: m[0],
+        names: childNames(m[0], 'story'),
+      }));
+    const envelope = ['items', 'page', 'pageSize', 'totalItems', 'totalPages'];
+
+    const tagged = await api(`${P}/tags/${path(rd.name)}/stories?with=details`, {
+      key: callers.read,
+      headers: XML_HEADERS,
+    });
+    expect(tagged.status).toBe(200);
+    expect(tagged.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(tagged.text.startsWith(`${head}<stories><items><story>`)).toBe(true);
+    expect(childNames(tagged.text, 'stories')).toEqual(envelope);
+    expect(tagged.text).toMatch(
+      /<\/items><page>1<\/page><pageSize>100<\/pageSize><totalItems>2<\/totalItems><totalPages>1<\/totalPages><\/stories>$/,
+    );
+    const [first, second] = stories(tagged.text);
+    const always = [
+      'color',
+      'creator',
+      'details',
+      'id',
+      'phase',
+      'priority',
+      'project',
+      'size',
+      'status',
+      'text',
+    ];
+    expect(first!.names).toEqual(always);
+    expect(first!.xml).toContain(`<id>${plain.id}</id>`);
+    for (const empty of ['<details />', '<priority />', '<size />']) expect(first!.xml).toContain(empty);
+    expect(second!.names).toEqual([...always, 'deadline', 'owner'].sort());
+    expect(second!.xml).toContain(`<id>${assigned.id}</id>`);
+    expect(second!.xml).toContain('<deadline>2030-01-02T00:00:00</deadline>');
+    expect(childNames(second!.xml, 'owner')).toEqual(['email', 'id', 'name', 'userName']);
+    expect(childNames(second!.xml, 'creator')).toEqual(['email', 'id', 'name', 'userName']);
+    expect(childNames(second!.xml, 'phase')).toEqual(['id', 'name']);
+
+    const paged = await api(`${P}/tags/${rd.id}/stories.xml?pageSize=1&page=2`, { key: callers.read });
+    expect(paged.status).toBe(200);
+    expect(stories(paged.text).map((s) => s.xml.includes(`<id>${assigned.id}</id>`))).toEqual([true]);
+    expect(paged.text).toContain(
+      '</items><page>2</page><pageSize>1</pageSize><totalItems>2</totalItems><totalPages>2</totalPages></stories>',
+    );
+
+    const storyTags = await api(`${P}/stories/${plain.id}/tags`, { key: callers.read, headers: XML_HEADERS });
+    expect(storyTags.status).toBe(200);
+    expect(storyTags.text).toBe(
+      `${head}<tags><items><tag><id>${rd.id}</id><name>R&amp;D ${suffix}</name></tag><tag><id>${ops.id}</id><name>ops ${suffix}</name></tag></items>` +
+        '<page>1</page><pageSize>100</pageSize><totalItems>2</totalItems><totalPages>1</totalPages></tags>',
+    );
+    const none = await api(`${P}/stories/${untagged.id}/tags`, { key: callers.read, headers: XML_HEADERS });
+    expect(none.text).toBe(
+      `${head}<tags><items /><page>1</page><pageSize>100</pageSize><totalItems>0</totalItems><totalPages>0</totalPages></tags>`,
+    );
+  });
+
   it('access: Read for reads, ReadWrite for writes; 401 anonymous, 404 stranger, 403 below the level', async () => {
     const tag = await newTag(`matrix-${uniqueSuffix()}`);
     const story = await newStory();

@@ -195,4 +195,105 @@ describe('tasks end to end', () => {
     expect(list.status).toBe(200);
     expect(list.text).toMatch(/<tasks><items><task>/);
   });
+
+  it('XML: GET and PUT one task, PUT S/tasks with an XML array of ids and {id} objects', async () => {
+    const XML_IO = { 'Content-Type': 'application/xml', Accept: 'application/xml' };
+    const story = await api(`${P}/stories`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'XML tasks', tasks: [{ text: 'first' }, { text: 'second' }] },
+    });
+    const T = `${P}/stories/${story.json.id}/tasks`;
+    const [a, b] = (await api(T, { key: owner.key })).json.items as Array<{ id: number; createTime: string }>;
+    const head = '<?xml version="1.0" encoding="utf-8"?>';
+
+    // Alphabetical children; finishTime and finishedBy omitted while incomplete.
+    const got = await api(`${T}/${a!.id}`, { key: reader.key, headers: XML_HEADERS });
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(got.text).toBe(
+      `${head}<task><createTime>${a!.createTime}</createTime><id>${a!.id}</id><status>incomplete</status><text>first</text></task>`,
+    );
+
+    const done = await api(`${T}/${a!.id}`, {
+      method: 'PUT',
+      key: writer.key,
+      headers: XML_IO,
+      body: '<task><status>complete</status></task>',
+    });
+    expect(done.status).toBe(200);
+    expect(childNames(done.text, 'task')).toEqual([
+      'createTime',
+      'finishTime',
+      'finishedBy',
+      'id',
+      'status',
+      'text',
+    ]);
+    expect(done.text).toContain(
+      `<finishedBy><email>${writer.email}</email><id>${writer.id}</id><name>ladder-readwrite Tester</name><userName>${writer.userName}</userName></finishedBy>`,
+    );
+    expect(done.text).toMatch(/<finishTime>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d<\/finishTime>/);
+    expect((await api(`${T}/${a!.id}`, { key: owner.key })).json).toMatchObject({
+      status: 'complete',
+      text: 'first',
+      finishedBy: { id: writer.id },
+    });
+
+    // Partial, order free; read-only and unknown elements are ignored; reopening clears the finish fields.
+    const reopened = await api(`${T}/${a!.id}`, {
+      method: 'PUT',
+      key: owner.key,
+      headers: XML_IO,
+      body: '<task><text>Again &amp; &lt;again&gt;</text><id>999</id><colour>red</colour><status>incomplete</status></task>',
+    });
+    expect(reopened.status).toBe(200);
+    expect(reopened.text).toBe(
+      `${head}<task><createTime>${a!.createTime}</createTime><id>${a!.id}</id><status>incomplete</status><text>Again &amp; &lt;again&gt;</text></task>`,
+    );
+    expect((await api(`${T}/${a!.id}`, { key: owner.key })).json.text).toBe('Again & <again>');
+
+    // Each child of the root is one item: an id as text, or an object with an id.
+    const reordered = await api(T, {
+      method: 'PUT',
+      key: writer.key,
+      headers: XML_IO,
+      body: `<tasks><task>${b!.id}</task><task><id>${a!.id}</id></task></tasks>`,
+    });
+    expect(reordered.status).toBe(200);
+    expect(reordered.text).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?><tasks><items><task>/);
+    expect(childNames(reordered.text, 'tasks')).toEqual([
+      'items',
+      'page',
+      'pageSize',
+      'totalItems',
+      'totalPages',
+    ]);
+    expect(childNames(reordered.text, 'items')).toEqual(['task', 'task']);
+    expect(
+      [...reordered.text.matchAll(/<task><createTime>[^<]*<\/createTime><id>(\d+)<\/id>/g)].map((m) =>
+        Number(m[1]),
+      ),
+    ).toEqual([b!.id, a!.id]);
+    expect(reordered.text).toMatch(
+      /<\/items><page>1<\/page><pageSize>100<\/pageSize><totalItems>2<\/totalItems><totalPages>1<\/totalPages><\/tasks>$/,
+    );
+    expect((await api(T, { key: owner.key })).json.items.map((t: { id: number }) => t.id)).toEqual([
+      b!.id,
+      a!.id,
+    ]);
+
+    const partial = await api(T, {
+      method: 'PUT',
+      key: owner.key,
+      headers: XML_IO,
+      body: `<tasks><task>${b!.id}</task></tasks>`,
+    });
+    expect(partial.status).toBe(400);
+    expect(partial.text).toContain('<status>400</status>');
+    expect((await api(T, { key: owner.key })).json.items.map((t: { id: number }) => t.id)).toEqual([
+      b!.id,
+      a!.id,
+    ]);
+  });
 });

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { DomainError, isDomainError } from '@flowboard/service-kit';
 import type { IncomingFile } from '../application/ports';
+import { FilePartTypeSniffer, multipartBoundary } from './part-headers';
 
 export interface MultipartOptions {
   /** Largest accepted file; a bigger part fails the request with PayloadTooLarge (413). */
@@ -50,6 +51,11 @@ export async function* readMultipartFiles(
     throw invalidBody('Malformed multipart/form-data header.', err);
   }
 
+  // busboy says `text/plain` for a file part without a Content-Type; the sniffer tells those apart.
+  const boundary = multipartBoundary(req.headers['content-type']);
+  const sniffer = boundary === undefined ? undefined : new FilePartTypeSniffer(boundary);
+  let fileIndex = 0;
+
   const queue: IncomingFile[] = [];
   let failure: unknown;
   let finished = false;
@@ -76,7 +82,10 @@ export async function* readMultipartFiles(
         ),
       ),
     );
-    queue.push({ fileName: info.filename, contentType: info.mimeType, content: guarded(stream) });
+    const declared = sniffer?.declaredContentType[fileIndex++] ?? true;
+    // No Content-Type of its own: left unset, so the upload stores application/octet-stream (api-compat §5.6).
+    const contentType = declared ? info.mimeType : undefined;
+    queue.push({ fileName: info.filename, contentType, content: guarded(stream) });
     notify();
   });
   parser.on('partsLimit', () =>
@@ -100,7 +109,8 @@ export async function* readMultipartFiles(
     parser.destroy(error);
   };
   req.on('close', onClose);
-  req.pipe(parser);
+  const source = sniffer ? req.pipe(sniffer) : req;
+  source.pipe(parser);
 
   try {
     for (;;) {
@@ -116,7 +126,8 @@ export async function* readMultipartFiles(
   } finally {
     req.off('close', onClose);
     if (!finished || failure !== undefined) {
-      req.unpipe(parser);
+      source.unpipe(parser);
+      if (sniffer) req.unpipe(sniffer);
       parser.destroy();
     }
     if (!req.complete) req.resume();
