@@ -26,7 +26,7 @@ ensure_compose() {
     if COMPOSE=$(ensure_go_tool docker-compose "$COMPOSE_PACKAGE@$v" "$COMPOSE_MODULE"); then return 0; fi
     warn "could not build docker compose $v"
   done
-  die "no docker compose: go install of ${COMPOSE_VERSIONS[*]} failed"
+  die "no docker compose: the builds of ${COMPOSE_VERSIONS[*]} failed"
 }
 
 T0=$(now_ms)
@@ -38,7 +38,7 @@ WORK=$(mktemp -d -t flowboard-compose-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
 # Settings from the caller's environment or a .env file must not make the check pass or fail.
-compose() { env -u FLOWBOARD_OPERATOR_TOKEN -u LOG_LEVEL "$COMPOSE" --env-file /dev/null -f "$COMPOSE_FILE" "$@"; }
+compose() { env -u FLOWBOARD_OPERATOR_TOKEN -u LOG_LEVEL -u COMPOSE_PROFILES "$COMPOSE" --env-file /dev/null -f "$COMPOSE_FILE" "$@"; }
 
 log "docker-compose -f $COMPOSE_FILE config --quiet (all services)"
 compose config --quiet
