@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `npm test`, and what CI runs: build, lint + typecheck, unit tests, then integration and end-to-end tests
-# against a throw-away local stack (real PostgreSQL, Redis, Kafka, MinIO, mail sink; no Docker) on test ports,
-# so it never collides with a running `npm start`. Stops at the first failing phase, always stops what it
-# started, and ends with a per-phase table and one line: "N passed, N failed[, N skipped]".
+# `npm test`, and what CI runs: build, lint + typecheck, Helm chart and compose file checks, unit tests, then
+# integration and end-to-end tests against a throw-away local stack (real PostgreSQL, Redis, Kafka, MinIO, mail
+# sink; no Docker) on test ports, so it never collides with a running `npm start`. Stops at the first failing
+# phase, always stops what it started, and ends with a per-phase table and one line: "N passed, N failed[, N
+# skipped]".
 #
 # Endpoints already in the environment (DATABASE_URL, with the other variables of infra.env) mean an external
 # stack: then no infrastructure is started here.
@@ -130,6 +131,7 @@ run_phase build npx turbo run build --output-logs=errors-only
 run_phase format npx prettier --check . --log-level warn
 run_phase lint+typecheck npx turbo run lint typecheck --output-logs=errors-only
 run_phase chart bash scripts/chart-check.sh
+run_phase compose bash scripts/compose-check.sh
 # Test tiers run with --continue: every workspace's tests run and count even when one fails.
 # --force: a cache hit would replay the logs without running Jest, and its results would be missing here;
 # --only: the builds it depends on were just done, don't force those too.

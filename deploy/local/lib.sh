@@ -183,8 +183,11 @@ ensure_s3proxy() {  # S3Proxy's jars from Maven Central (fallback when MinIO can
 
 # Builds a Go tool once per pin (recipe §8): into a temp dir in the cache, renamed into place on success,
 # so an interrupted build never looks finished. Prints the binary's path.
-ensure_go_tool() {  # ensure_go_tool <binary> <module/path@version>
-  local name=$1 pkg=$2 dir="$FLOWBOARD_CACHE/$1-${2##*@}" tmp
+# With <module> (the module that holds the package), the package is built inside that module's downloaded source,
+# as the main module: `go install pkg@version` refuses modules whose go.mod has replace or exclude directives
+# (docker compose's has). The binary is named <binary> either way (compose's package is .../cmd).
+ensure_go_tool() {  # ensure_go_tool <binary> <module/path@version> [<module>]
+  local name=$1 pkg=$2 mod=${3:-} dir="$FLOWBOARD_CACHE/$1-${2##*@}" tmp
   if [ ! -x "$dir/$name" ]; then
     have go || { warn "go is not installed; cannot build $name"; return 1; }
     mkdir -p "$FLOWBOARD_CACHE"
@@ -201,7 +204,7 @@ ensure_go_tool() {  # ensure_go_tool <binary> <module/path@version>
     if [ ! -x "$dir/$name" ]; then
       log "$name: building $pkg (one-time, 5-12 min)" >&2
       tmp=$(mktemp -d "$FLOWBOARD_CACHE/.build.XXXXXX")
-      if GOBIN="$tmp" GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath go install "$pkg" >&2; then
+      if go_build_tool "$tmp/$name" "$pkg" "$mod" >&2; then
         rm -rf "$dir" && mv "$tmp" "$dir"
       else
         rm -rf "$tmp"
@@ -212,6 +215,18 @@ ensure_go_tool() {  # ensure_go_tool <binary> <module/path@version>
     exec 9>&-
   fi
   echo "$dir/$name"
+}
+
+go_build_tool() {  # go_build_tool <output binary> <module/path@version> [<module>]
+  local out=$1 pkg=$2 mod=${3:-} path=${2%@*} src
+  if [ -z "$mod" ]; then
+    GOBIN="$(dirname "$out")" GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath go install "$pkg" || return 1
+    [ -x "$out" ] || mv "$(dirname "$out")/$(basename "$path")" "$out"
+  else
+    src=$(GOTOOLCHAIN=local go mod download -json "$mod@${pkg##*@}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+    [ -d "$src" ] || return 1
+    (cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath go build -o "$out" "./${path#"$mod"/}")
+  fi
 }
 
 # Node dependencies: `npm ci` when node_modules is missing or older than the lockfile.
