@@ -5,6 +5,7 @@ import { loadMembershipProto } from '@flowboard/proto';
 import { createGrpcServer, createLogger, type Logger } from '@flowboard/service-kit';
 import { createAccountUseCases } from './application/accounts';
 import { createApiKeyUseCases } from './application/api-keys';
+import { createEnablementUseCases } from './application/enablement';
 import { createInviteUseCases } from './application/invites';
 import { createProjectUseCases } from './application/projects';
 import { createUpdateCurrentUser } from './application/update-current-user';
@@ -102,6 +103,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
       apiKeys: createApiKeyUseCases({ db }),
       updateCurrentUser: createUpdateCurrentUser({ db }),
       accounts: createAccountUseCases({ db, defaults: limits }),
+      enablement: createEnablementUseCases({ db }),
     },
     logger,
   );

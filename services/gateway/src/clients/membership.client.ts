@@ -88,6 +88,10 @@ export function createMembershipClient(address: string, deadlineMs: number) {
     getAccount: () => unaryCall(client, 'GetAccount', {}, options),
     updateAccount: (request: membership.UpdateAccountRequest) =>
       unaryCall(client, 'UpdateAccount', request, options),
+    setUserEnabled: (userId: number, enabled: boolean) =>
+      unaryCall(client, 'SetUserEnabled', { user_id: userId, enabled }, options),
+    setApiKeyEnabled: (userId: number, apiKeyId: number, enabled: boolean) =>
+      unaryCall(client, 'SetApiKeyEnabled', { user_id: userId, api_key_id: apiKeyId, enabled }, options),
     close: () => client.close(),
   };
 }

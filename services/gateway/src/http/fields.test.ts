@@ -1,4 +1,10 @@
-import { optionalInteger, optionalReference, optionalString, requiredString } from './fields';
+import {
+  optionalInteger,
+  optionalReference,
+  optionalString,
+  requiredBoolean,
+  requiredString,
+} from './fields';
 
 describe('field readers (api-compat §1.4)', () => {
   it('strings: numbers become strings, null is unset, objects are refused', () => {
@@ -19,6 +25,17 @@ describe('field readers (api-compat §1.4)', () => {
     expect(optionalInteger({}, 'limit')).toBeUndefined();
     expect(() => optionalInteger({ limit: '5x' }, 'limit')).toThrow(/integer/);
     expect(() => optionalInteger({ limit: 1.5 }, 'limit')).toThrow(/integer/);
+  });
+
+  it('required booleans: JSON booleans and XML "true"/"false" text; anything else names the field', () => {
+    expect(requiredBoolean({ enabled: false }, 'enabled')).toBe(false);
+    expect(requiredBoolean({ enabled: true }, 'enabled')).toBe(true);
+    expect(requiredBoolean({ enabled: 'false' }, 'enabled')).toBe(false);
+    expect(requiredBoolean({ enabled: ' True ' }, 'enabled')).toBe(true);
+    for (const enabled of [undefined, null, '', 'no', 'yes', 0, 1, '0', [], {}])
+      expect(() => requiredBoolean({ enabled }, 'enabled')).toThrow(
+        "Field 'enabled' is required and must be true or false.",
+      );
   });
 
   it('references: id, numeric string, {id}, names where accepted', () => {

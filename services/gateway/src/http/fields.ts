@@ -31,6 +31,18 @@ export function requiredString(fields: Fields, name: string, ...aliases: string[
   return value;
 }
 
+/**
+ * A boolean that must be present (api-compat §1.5: `true`/`false`): a JSON boolean, or the text of an XML
+ * element (`<enabled>false</enabled>`), trimmed, in any case. Anything else — absent, null, "", 0/1 — is refused.
+ */
+export function requiredBoolean(fields: Fields, name: string): boolean {
+  const value = fields[name];
+  if (typeof value === 'boolean') return value;
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  if (text === 'true' || text === 'false') return text === 'true';
+  throw invalidField(`Field '${name}' is required and must be true or false.`);
+}
+
 /** An integer from a number or a numeric string; null for null or "" (clears); undefined when absent. */
 export function optionalInteger(fields: Fields, name: string): number | null | undefined {
   const value = fields[name];

@@ -186,6 +186,26 @@ export const OPERATIONS: Operation[] = [
     addition: true,
     description: 'Overrides the configured default limits of the account of `userId`; `null` resets one.',
   }),
+  put(`${V1}/admin/users/{userId}`, 'setUserEnabled', 'Disable or enable a user', {
+    tag: operator,
+    access: 'operator',
+    body: 'UserEnabled',
+    ok: { one: 'UserStatus' },
+    addition: true,
+    description:
+      "`enabled: false`: every API key of the user is refused (401) from the very next request, the keys' own " +
+      'state unchanged; `true` makes them work again at once. Answers the full user record plus `enabled`.',
+  }),
+  put(`${V1}/admin/users/{userId}/apikeys/{keyId}`, 'setUserApiKeyEnabled', 'Disable or enable an API key', {
+    tag: operator,
+    access: 'operator',
+    body: 'ApiKeyEnabled',
+    ok: { one: 'ApiKey' },
+    addition: true,
+    description:
+      "A disabled key is refused (401) from the very next request; the user's other keys keep working. A key " +
+      'of another user is 404. Answers the key as `GET /me/apikeys` shows it.',
+  }),
 
   // Projects and members
   get(`${V1}/projects`, 'listProjects', 'List projects', {

@@ -110,6 +110,17 @@ const responses: Record<string, Schema> = {
     },
     { description: 'Flowboard addition: the full user record plus a first API key.' },
   ),
+  UserStatus: resource(
+    'user',
+    ['id', 'name', 'userName', 'email', 'bio', 'createTime', 'enabled'],
+    {
+      ...userRefProperties,
+      bio: str(),
+      createTime: timestamp,
+      enabled: { type: 'boolean', description: 'false: every API key of the user is refused.' },
+    },
+    { description: 'Flowboard addition (operator): the full user record plus `enabled`.' },
+  ),
   ApiKey: resource(
     'apiKey',
     ['id', 'createTime', 'enabled', 'hint'],
@@ -322,6 +333,9 @@ const body = (xmlName: string, properties: Record<string, Schema>, required: str
   properties,
 });
 const text = (max: number): Schema => ({ type: 'string', maxLength: max });
+/** The operator's switches: `{enabled}` under the resource's XML root. */
+const enabledBody = (xmlName: string): Schema =>
+  body(xmlName, { enabled: { type: 'boolean', description: 'In XML: `true` or `false`.' } }, ['enabled']);
 const stringish = { type: ['string', 'number'], description: 'Numbers are converted to strings.' };
 
 const requests: Record<string, Schema> = {
@@ -454,6 +468,8 @@ const requests: Record<string, Schema> = {
   RoleUpdate: body('role', { name: text(200), access: ref('AccessLevel') }),
   UserReferences: { type: 'array', items: ref('UserReference') },
   InviteCreate: body('invite', { email: str(), role: ref('ItemReference') }, ['email', 'role']),
+  UserEnabled: enabledBody('user'),
+  ApiKeyEnabled: enabledBody('apiKey'),
   AccountLimits: body('account', {
     collaboratorLimit: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),
     storageLimitBytes: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),

@@ -18,5 +18,8 @@ export const userDto = (user: User): Dto => ({
   createTime: user.create_time,
 });
 
+/** The operator's view (`PUT /admin/users/{userId}`, a flowboard addition): the full record plus `enabled`. */
+export const userStatusDto = (user: User, enabled: boolean): Dto => ({ ...userDto(user), enabled });
+
 /** Sign-up answers the full record plus the first API key, last. */
 export const signedUpUserDto = (user: User, apiKey: string): Dto => ({ ...userDto(user), apiKey });

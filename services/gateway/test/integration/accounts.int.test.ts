@@ -3,7 +3,7 @@ import { startHarness, type Harness } from './support/boot';
 
 /**
  * `GET /me/account` and the operator's `PUT /admin/accounts/{userId}` against fakes: how the gateway composes
- * membership and files, and how it guards the admin route. The rules behind the numbers: membership's tests
+ * membership and files, and how it guards the admin routes (the user and key switches too). The rules behind the numbers: membership's tests
  * and test/e2e (accounts, admin).
  */
 const TOKEN = 'operator-'.padEnd(40, 'x');
@@ -25,6 +25,13 @@ afterAll(() => h.stop());
 const put = (client: typeof api, userId: number, body: unknown, headers: Record<string, string> = {}) =>
   client(`/api/v1/admin/accounts/${userId}`, { method: 'PUT', body, headers });
 
+/** Every operator route with a valid body, and the RPC it calls. */
+const operatorRoutes = () => [
+  { path: `/api/v1/admin/accounts/${gob.id}`, body: { collaboratorLimit: 1 }, rpc: 'UpdateAccount' },
+  { path: `/api/v1/admin/users/${gob.id}`, body: { enabled: false }, rpc: 'SetUserEnabled' },
+  { path: `/api/v1/admin/users/${gob.id}/apikeys/1`, body: { enabled: false }, rpc: 'SetApiKeyEnabled' },
+];
+
 describe('GET /me/account', () => {
   it('composes limits (membership) with storage in use, reservations included (files)', async () => {
     h.files.storageUsage.set(gob.id, { used_bytes: 1000, reserved_bytes: 24 });
@@ -42,22 +49,24 @@ describe('GET /me/account', () => {
   });
 });
 
-describe('PUT /admin/accounts/{userId}', () => {
-  it('is 404 when no operator token is configured, whatever the credential', async () => {
+describe('the operator routes (/admin/accounts, /admin/users, /admin/users/{id}/apikeys)', () => {
+  it('are 404 when no operator token is configured, whatever the credential', async () => {
     const attempts: Array<Record<string, string>> = [
       {},
       { Authorization: `Bearer ${TOKEN}` },
       { 'X-Zen-ApiKey': gob.key },
     ];
-    for (const headers of attempts) {
-      const res = await put(api, gob.id, { collaboratorLimit: 1 }, headers);
-      expect(res.status).toBe(404);
-      expect(res.json.type).toBe('urn:flowboard:problem:not-found');
+    for (const { path, body, rpc } of operatorRoutes()) {
+      for (const headers of attempts) {
+        const res = await api(path, { method: 'PUT', body, headers });
+        expect(res.status).toBe(404);
+        expect(res.json.type).toBe('urn:flowboard:problem:not-found');
+      }
+      expect(h.membership.calls.count(rpc)).toBe(0);
     }
-    expect(h.membership.calls.count('UpdateAccount')).toBe(0);
   });
 
-  it('takes only the operator token: missing, wrong, or an API key → 401 without calling membership', async () => {
+  it('take only the operator token: missing, wrong, or an API key → 401 without calling membership', async () => {
     const attempts: Array<Record<string, string>> = [
       {},
       { Authorization: `Bearer ${TOKEN}x` },
@@ -65,15 +74,36 @@ describe('PUT /admin/accounts/{userId}', () => {
       { Authorization: TOKEN },
       { 'X-Zen-ApiKey': gob.key },
     ];
-    for (const headers of attempts) {
-      const res = await put(admin, gob.id, { collaboratorLimit: 1 }, headers);
-      expect(res.status).toBe(401);
-      expect(res.json.type).toBe('urn:flowboard:problem:unauthorized');
-      expect(res.headers.get('www-authenticate')).toBeTruthy();
+    for (const { path, body, rpc } of operatorRoutes()) {
+      for (const headers of attempts) {
+        const res = await admin(path, { method: 'PUT', body, headers });
+        expect(res.status).toBe(401);
+        expect(res.json.type).toBe('urn:flowboard:problem:unauthorized');
+        expect(res.headers.get('www-authenticate')).toBeTruthy();
+      }
+      expect(h.membership.calls.count(rpc)).toBe(0);
     }
-    expect(h.membership.calls.count('UpdateAccount')).toBe(0);
   });
 
+  it('refuse a missing or non-boolean `enabled` (400) before calling membership', async () => {
+    const auth = { Authorization: `Bearer ${TOKEN}` };
+    for (const { path, rpc } of operatorRoutes().slice(1)) {
+      for (const body of [{}, { enabled: 'yes' }, { enabled: null }, '<user><enabled /></user>']) {
+        const headers =
+          typeof body === 'string'
+            ? { ...auth, 'Content-Type': 'application/xml', Accept: 'application/json' }
+            : auth;
+        const res = await admin(path, { method: 'PUT', body, headers });
+        expect(res.status).toBe(400);
+        expect(res.json.type).toBe('urn:flowboard:problem:invalid-field');
+        expect(res.json.detail).toContain("'enabled'");
+      }
+      expect(h.membership.calls.count(rpc)).toBe(0);
+    }
+  });
+});
+
+describe('PUT /admin/accounts/{userId}', () => {
   it('sets limits, resets one with null, and answers the account (JSON and XML)', async () => {
     const auth = { Authorization: `bearer ${TOKEN}` };
     const set = await put(admin, gob.id, { collaboratorLimit: 5, storageLimitBytes: '2048' }, auth);

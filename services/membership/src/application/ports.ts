@@ -82,6 +82,8 @@ export interface UserRepository {
   findByApiKeyHash(keyHash: string): Promise<User | undefined>;
   /** Throws DomainError AlreadyExists naming `userName` or `email` on a clash; undefined when unknown. */
   update(id: number, changes: UserChanges): Promise<User | undefined>;
+  /** Enables or disables the user (operator); the user and the new state, or undefined when unknown. */
+  setEnabled(id: number, enabled: boolean): Promise<{ user: User; enabled: boolean } | undefined>;
 }
 
 export interface ApiKeyRepository {
@@ -92,6 +94,15 @@ export interface ApiKeyRepository {
   listHashes(userId: number): Promise<string[]>;
   /** Deletes the key when it belongs to the user; answers its hash, or undefined when there was none. */
   deleteForUser(id: number, userId: number): Promise<string | undefined>;
+  /**
+   * Enables or disables the key when it belongs to the user (operator); answers the key and its hash, or
+   * undefined when there was none.
+   */
+  setEnabledForUser(
+    id: number,
+    userId: number,
+    enabled: boolean,
+  ): Promise<{ apiKey: ApiKey; keyHash: string } | undefined>;
 }
 
 export interface ProjectRepository {

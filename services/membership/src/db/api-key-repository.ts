@@ -56,4 +56,18 @@ export class PgApiKeyRepository implements ApiKeyRepository {
     );
     return rows[0]?.key_hash;
   }
+
+  async setEnabledForUser(
+    id: number,
+    userId: number,
+    enabled: boolean,
+  ): Promise<{ apiKey: ApiKey; keyHash: string } | undefined> {
+    // Primary key; as for deletes, another user's key is indistinguishable from a missing one.
+    const { rows } = await this.db.query<ApiKeyRow & { key_hash: string }>(
+      `UPDATE api_keys SET enabled = $3 WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}, key_hash`,
+      [id, userId, enabled],
+    );
+    const row = rows[0];
+    return row && { apiKey: toApiKey(row), keyHash: row.key_hash };
+  }
 }

@@ -36,6 +36,16 @@ export class PgUserRepository implements UserRepository {
     });
   }
 
+  async setEnabled(id: number, enabled: boolean): Promise<{ user: User; enabled: boolean } | undefined> {
+    // Primary key. AuthenticateApiKey reads u.enabled on every lookup, so the change applies to every key.
+    const { rows } = await this.db.query<UserRow & { enabled: boolean }>(
+      `UPDATE users AS u SET enabled = $2 WHERE u.id = $1 RETURNING ${USER_COLUMNS}, u.enabled`,
+      [id, enabled],
+    );
+    const row = rows[0];
+    return row && { user: toUser(row), enabled: row.enabled };
+  }
+
   /** Runs a write, turning a unique violation into AlreadyExists naming the field (409). */
   private async uniquely<T>(write: () => Promise<T>): Promise<T> {
     try {

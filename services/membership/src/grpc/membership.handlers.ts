@@ -2,6 +2,7 @@ import type { membership } from '@flowboard/proto';
 import { requireUser, unary, type CallContext, type Logger } from '@flowboard/service-kit';
 import type { createAccountUseCases } from '../application/accounts';
 import type { createApiKeyUseCases } from '../application/api-keys';
+import type { createEnablementUseCases } from '../application/enablement';
 import type { createInviteUseCases } from '../application/invites';
 import type { createProjectUseCases } from '../application/projects';
 import type { createUpdateCurrentUser } from '../application/update-current-user';
@@ -46,6 +47,7 @@ export interface UseCases {
   apiKeys: ReturnType<typeof createApiKeyUseCases>;
   updateCurrentUser: ReturnType<typeof createUpdateCurrentUser>;
   accounts: ReturnType<typeof createAccountUseCases>;
+  enablement: ReturnType<typeof createEnablementUseCases>;
 }
 
 /** Request → use case → response. Validation and rules live in the use cases and the domain. */
@@ -348,5 +350,19 @@ export function createMembershipHandlers(
         }),
       ),
     })),
+
+    SetUserEnabled: handle(async (req: membership.SetUserEnabledRequest__Output) => {
+      const { user, enabled, apiKeyHashes } = await useCases.enablement.setUser(req.user_id, req.enabled);
+      return { user: toUserMessage(user), enabled, api_key_hashes: apiKeyHashes };
+    }),
+
+    SetApiKeyEnabled: handle(async (req: membership.SetApiKeyEnabledRequest__Output) => {
+      const { apiKey, keyHash } = await useCases.enablement.setApiKey(
+        req.user_id,
+        req.api_key_id,
+        req.enabled,
+      );
+      return { api_key: toApiKeyMessage(apiKey), key_hash: keyHash };
+    }),
   };
 }

@@ -183,6 +183,12 @@ export class InMemoryDatabase implements Database {
           for (const [k, v] of Object.entries(changes)) if (v !== undefined) Object.assign(user, { [k]: v });
           return strip(user);
         },
+        setEnabled: async (userId, enabled) => {
+          const user = s().users.find((u) => u.id === userId);
+          if (!user) return undefined;
+          user.enabled = enabled;
+          return { user: strip(user), enabled };
+        },
       },
       apiKeys: {
         insert: async (key) => {
@@ -205,6 +211,13 @@ export class InMemoryDatabase implements Database {
           const key = st.apiKeys.find((k) => k.id === keyId && k.userId === userId);
           st.apiKeys = st.apiKeys.filter((k) => k !== key);
           return key?.keyHash;
+        },
+        setEnabledForUser: async (keyId, userId, enabled) => {
+          const key = s().apiKeys.find((k) => k.id === keyId && k.userId === userId);
+          if (!key) return undefined;
+          key.enabled = enabled;
+          const { keyHash, ...apiKey } = key;
+          return { apiKey, keyHash };
         },
       },
       projects: {

@@ -3,8 +3,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { DomainError } from '@flowboard/service-kit';
 import type { membership } from '@flowboard/proto';
 import { accountDto } from '../../representation/account.dto';
+import { apiKeyDto } from '../../representation/api-key.dto';
+import { userStatusDto } from '../../representation/user.dto';
 import type { Call } from '../call';
-import { invalidField, optionalInteger } from '../fields';
+import { invalidField, optionalInteger, requiredBoolean } from '../fields';
 import { resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 
@@ -38,7 +40,7 @@ function limitField(fields: Record<string, unknown>, name: string): number | nul
  * asked for, and none works — and check the operator token themselves, first. OPERATOR_TOKEN unset: 404, as if
  * the route did not exist.
  */
-export function adminHandlers({ membership, files, operatorToken }: RouteDeps) {
+export function adminHandlers({ membership, files, apiKeys, operatorToken }: RouteDeps) {
   const requireOperator = (call: Call) => {
     if (operatorToken === undefined) throw new DomainError('NotFound', 'No such resource.');
     if (!isOperator(call.req.headers, operatorToken))
@@ -76,6 +78,39 @@ export function adminHandlers({ membership, files, operatorToken }: RouteDeps) {
       ]);
       if (!account) throw new DomainError('Internal', 'UpdateAccount returned no account');
       return resource('account', accountDto(account, storage));
+    },
+
+    /**
+     * `PUT /admin/users/{userId}`: `{enabled}` disables or enables a user — a disabled user's keys are all 401.
+     * Every key's cached verification goes before we answer, so the change holds from the very next request.
+     * Answers the full user record plus `enabled`. Unknown user → 404.
+     */
+    async updateUser(call: Call): Promise<Reply> {
+      requireOperator(call);
+      const userId = call.id('userId');
+      const enabled = requiredBoolean((await call.body()).object(), 'enabled');
+      call.enrichments({ names: [] });
+      const { user, enabled: now, api_key_hashes } = await membership.setUserEnabled(userId, enabled);
+      if (!user) throw new DomainError('Internal', 'SetUserEnabled returned no user');
+      await apiKeys.forget(api_key_hashes);
+      return resource('user', userStatusDto(user, now));
+    },
+
+    /**
+     * `PUT /admin/users/{userId}/apikeys/{keyId}`: `{enabled}` disables or enables one key (its cached
+     * verification goes first, as for a deleted key). Answers the key as `GET /me/apikeys` shows it. A key of
+     * another user → 404.
+     */
+    async updateApiKey(call: Call): Promise<Reply> {
+      requireOperator(call);
+      const userId = call.id('userId');
+      const keyId = call.id('keyId');
+      const enabled = requiredBoolean((await call.body()).object(), 'enabled');
+      call.enrichments({ names: [] });
+      const { api_key, key_hash } = await membership.setApiKeyEnabled(userId, keyId, enabled);
+      if (!api_key) throw new DomainError('Internal', 'SetApiKeyEnabled returned no key');
+      await apiKeys.forget([key_hash]);
+      return resource('apiKey', apiKeyDto(api_key));
     },
   };
 }

@@ -27,6 +27,8 @@ export function identityRoutes(deps: RouteDeps): Route[] {
     route('GET', `${V1}/me/account`, {}, users.account),
     // The operator token, not an API key: the handler checks it (404 when OPERATOR_TOKEN is unset).
     route('PUT', `${V1}/admin/accounts/:userId`, { public: true }, admin.updateAccount),
+    route('PUT', `${V1}/admin/users/:userId`, { public: true }, admin.updateUser),
+    route('PUT', `${V1}/admin/users/:userId/apikeys/:keyId`, { public: true }, admin.updateApiKey),
 
     route('GET', `${V1}/projects`, {}, projects.list),
     route('POST', `${V1}/projects`, {}, projects.create),

@@ -185,6 +185,9 @@ export class FakeMembership {
         this.accountLimits.set(req.user_id, limits);
         return { account: this.account(req.user_id) };
       }),
+      // The operator's switches: e2e against the real service (test/e2e/test/admin.e2e.test.ts).
+      SetUserEnabled: h('SetUserEnabled', notFaked),
+      SetApiKeyEnabled: h('SetApiKeyEnabled', notFaked),
       GetProjectAccount: h('GetProjectAccount', async (req: membership.GetProjectAccountRequest__Output) => {
         const fake = this.projects.get(req.project_id);
         if (!fake?.project.owner) throw new DomainError('NotFound', 'Project not found.');
