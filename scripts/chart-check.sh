@@ -29,26 +29,7 @@ esac
 
 mkdir -p "$FLOWBOARD_CACHE"
 
-# ensure_go_tool <binary> <module/path@version>: builds it once into $FLOWBOARD_CACHE/<binary>-<version>/ (into a
-# temp dir renamed on success, so an interrupted build never looks finished); prints the binary's path.
-ensure_go_tool() {
-  local name=$1 pkg=$2 dir="$FLOWBOARD_CACHE/$1-${2##*@}" tmp t0
-  if [ ! -x "$dir/$name" ]; then
-    have go || { warn "go is not installed"; return 1; }
-    log "building $pkg with go install (cold: a few minutes)" >&2
-    t0=$(now_ms)
-    tmp=$(mktemp -d "$FLOWBOARD_CACHE/.build.XXXXXX")
-    if GOBIN="$tmp" GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath go install "$pkg" >&2; then
-      rm -rf "$dir" && mv "$tmp" "$dir"
-      log "built $name in $(((($(now_ms) - t0) + 500) / 1000))s" >&2
-    else
-      rm -rf "$tmp"
-      return 1
-    fi
-  fi
-  echo "$dir/$name"
-}
-
+# Helm is built once with ensure_go_tool (deploy/local/lib.sh) into $FLOWBOARD_CACHE/helm-<version>/.
 ensure_helm() {
   local v
   for v in "${HELM_VERSIONS[@]}"; do
