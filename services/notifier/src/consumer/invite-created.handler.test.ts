@@ -79,6 +79,7 @@ describe('invite-created handler', () => {
         subject: 'Invite to Sudden Valley',
         text: data.token,
         html: `<p>${data.token}</p>`,
+        idempotencyKey: `invite.${event.id}`,
       },
     ]);
     expect(dedupe.states.get(event.id)).toBe('sent');

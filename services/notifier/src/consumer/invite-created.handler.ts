@@ -48,7 +48,11 @@ export function createInviteCreatedHandler(deps: InviteCreatedHandlerDeps) {
     if (claim === 'in-progress') throw new SendInProgressError(event.id);
 
     try {
-      await deps.mailer.send({ to: event.data.email, ...deps.render(event.data) });
+      await deps.mailer.send({
+        to: event.data.email,
+        ...deps.render(event.data),
+        idempotencyKey: `invite.${event.id}`,
+      });
     } catch (err) {
       await deps.dedupe
         .release(event.id)

@@ -29,6 +29,7 @@ describe('mail sender', () => {
       subject: 'Hi',
       text: 'plain',
       html: '<p>html</p>',
+      idempotencyKey: 'invite.0f3c9a7e',
     });
     const sent = JSON.parse(((await sendMail.mock.results[0]!.value) as { message: string }).message);
     expect(sent).toMatchObject({
@@ -37,6 +38,7 @@ describe('mail sender', () => {
       subject: 'Hi',
       text: 'plain',
       html: '<p>html</p>',
+      messageId: '<invite.0f3c9a7e@flowboard.local>',
     });
   });
 });

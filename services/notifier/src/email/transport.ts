@@ -5,6 +5,11 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html: string;
+  /**
+   * The same for every attempt at the same e-mail (the event id): it becomes the Message-ID, so that the one copy
+   * a crash between the server's acceptance and our record of it can send twice is recognisably the same e-mail.
+   */
+  idempotencyKey: string;
 }
 
 /** The port the consumer sends through; nodemailer behind it. */
@@ -51,6 +56,7 @@ export function createSmtpTransport(smtpUrl: string): Transporter {
 }
 
 export function createMailSender(transport: Transporter, from: string): MailSender {
+  const domain = /@([^\s>]+)/.exec(from)?.[1] ?? 'flowboard.local';
   return {
     async send(mail) {
       await transport.sendMail({
@@ -59,6 +65,7 @@ export function createMailSender(transport: Transporter, from: string): MailSend
         subject: mail.subject,
         text: mail.text,
         html: mail.html,
+        messageId: `<${mail.idempotencyKey}@${domain}>`,
       });
     },
     close() {
