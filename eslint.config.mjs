@@ -26,8 +26,11 @@ export default tseslint.config(
     },
   },
   {
+    // tracing-sdk.ts: the OpenTelemetry SDK reads the standard OTEL_* variables itself; this file only decides
+    // from them whether to start it.
     files: [
       '**/config.ts',
+      'packages/service-kit/src/tracing-sdk.ts',
       '**/*.test.ts',
       '**/test/**',
       'packages/testing/**',

@@ -19,6 +19,10 @@ EPHEMERAL=${FLOWBOARD_EPHEMERAL:-0}   # 1 = throw-away test stack: durability of
 : "${FLOWBOARD_GATEWAY_PORT:=8080}" "${FLOWBOARD_NOTIFIER_PORT:=8081}"
 : "${FLOWBOARD_BOARDS_PORT:=50051}" "${FLOWBOARD_MEMBERSHIP_PORT:=50052}"
 : "${FLOWBOARD_FILES_PORT:=50053}" "${FLOWBOARD_FILES_HTTP_PORT:=50063}"
+# Prometheus /metrics of each service (the services' own METRICS_PORT defaults).
+: "${FLOWBOARD_GATEWAY_METRICS_PORT:=9101}" "${FLOWBOARD_MEMBERSHIP_METRICS_PORT:=9102}"
+: "${FLOWBOARD_BOARDS_METRICS_PORT:=9103}" "${FLOWBOARD_FILES_METRICS_PORT:=9104}"
+: "${FLOWBOARD_NOTIFIER_METRICS_PORT:=9105}"
 
 # Pins. Kafka's version is read from the POM so the two cannot drift apart.
 KAFKA_VERSION=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$REPO/deploy/local/kafka/pom.xml")

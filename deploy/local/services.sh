@@ -41,6 +41,10 @@ service_env() {  # service_env <service>: sets SVC_ENV
   SVC_ENV=(PATH="$PATH" HOME="$HOME" LOG_LEVEL="${LOG_LEVEL:-info}")
   [ -n "${NODE_ENV:-}" ] && SVC_ENV+=(NODE_ENV="$NODE_ENV")
   [ -n "${NODE_OPTIONS:-}" ] && SVC_ENV+=(NODE_OPTIONS="$NODE_OPTIONS")
+  # Tracing is configured by the standard OTEL_* variables only (off unless they ask for an exporter).
+  local otel
+  while IFS= read -r otel; do SVC_ENV+=("$otel"); done < <(env | grep '^OTEL_' || true)
+  SVC_ENV+=(METRICS_PORT="$(metrics_port "$1")")
   case $1 in
     boards) SVC_ENV+=(GRPC_PORT="$FLOWBOARD_BOARDS_PORT" DATABASE_URL="$BOARDS_DATABASE_URL"
       KAFKA_BROKERS="$KAFKA_BROKERS") ;;
@@ -64,14 +68,23 @@ service_env() {  # service_env <service>: sets SVC_ENV
   esac
 }
 
+# The Prometheus /metrics port of a service.
+metrics_port() {
+  local var
+  var=FLOWBOARD_$(echo "$1" | tr '[:lower:]' '[:upper:]')_METRICS_PORT
+  echo "${!var}"
+}
+
 # Ports a service listens on, as "port:ENV_VAR" pairs (for the free-port check and the listing).
 service_ports() {
+  local metrics
+  metrics="$(metrics_port "$1"):FLOWBOARD_$(echo "$1" | tr '[:lower:]' '[:upper:]')_METRICS_PORT"
   case $1 in
-    boards) echo "$FLOWBOARD_BOARDS_PORT:FLOWBOARD_BOARDS_PORT" ;;
-    membership) echo "$FLOWBOARD_MEMBERSHIP_PORT:FLOWBOARD_MEMBERSHIP_PORT" ;;
-    files) echo "$FLOWBOARD_FILES_PORT:FLOWBOARD_FILES_PORT $FLOWBOARD_FILES_HTTP_PORT:FLOWBOARD_FILES_HTTP_PORT" ;;
-    notifier) echo "$FLOWBOARD_NOTIFIER_PORT:FLOWBOARD_NOTIFIER_PORT" ;;
-    gateway) echo "$FLOWBOARD_GATEWAY_PORT:FLOWBOARD_GATEWAY_PORT" ;;
+    boards) echo "$FLOWBOARD_BOARDS_PORT:FLOWBOARD_BOARDS_PORT $metrics" ;;
+    membership) echo "$FLOWBOARD_MEMBERSHIP_PORT:FLOWBOARD_MEMBERSHIP_PORT $metrics" ;;
+    files) echo "$FLOWBOARD_FILES_PORT:FLOWBOARD_FILES_PORT $FLOWBOARD_FILES_HTTP_PORT:FLOWBOARD_FILES_HTTP_PORT $metrics" ;;
+    notifier) echo "$FLOWBOARD_NOTIFIER_PORT:FLOWBOARD_NOTIFIER_PORT $metrics" ;;
+    gateway) echo "$FLOWBOARD_GATEWAY_PORT:FLOWBOARD_GATEWAY_PORT $metrics" ;;
   esac
 }
 

@@ -3,7 +3,14 @@
  * (e.g. @confluentinc/kafka-javascript, which mimics this API) touches one folder.
  */
 import { Kafka, Partitioners, logLevel, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
-import type { Logger } from '@flowboard/service-kit';
+import {
+  extractTraceContext,
+  gauge,
+  inSpan,
+  SpanKind,
+  type Logger,
+  type MetricsRegistry,
+} from '@flowboard/service-kit';
 
 export interface OutgoingMessage {
   /** Messages with the same key stay ordered (one partition). */
@@ -110,6 +117,8 @@ export interface EventConsumerOptions {
    * `exponentialBackoff()`.
    */
   retryDelayMs?: (attempt: number) => number;
+  /** Gets `flowboard_kafka_consumer_lag` by group, topic and partition. */
+  metrics?: MetricsRegistry;
 }
 
 /** 500 ms, doubling, at most `maxMs` (default 30 s), with ±20 % jitter so replicas do not retry in step. */
@@ -148,8 +157,18 @@ export class EventConsumer {
   private readonly retryDelayMs: (attempt: number) => number;
   private readonly backoffs = new Map<string, Backoff>();
   private ready = false;
+  private readonly lag: ((topic: string, partition: number, lag: number) => void) | undefined;
 
   constructor(private readonly options: EventConsumerOptions) {
+    if (options.metrics) {
+      const lagGauge = gauge(options.metrics, {
+        name: 'flowboard_kafka_consumer_lag',
+        help: "Messages of a partition not yet handled by the group: the fetched batch's high watermark minus the next offset to handle",
+        labelNames: ['group', 'topic', 'partition'],
+      });
+      this.lag = (topic, partition, lag) =>
+        lagGauge.set({ group: options.groupId, topic, partition: String(partition) }, Math.max(0, lag));
+    }
     this.deadLetterTopic = `${options.groupId}-dlq`;
     this.retryDelayMs = options.retryDelayMs ?? exponentialBackoff();
     this.consumer = options.kafka.consumer({
@@ -200,8 +219,12 @@ export class EventConsumer {
       eachBatch: async ({ batch, resolveOffset, heartbeat, pause, isRunning, isStale }) => {
         const { topic, partition } = batch;
         const id = `${topic}/${partition}`;
+        // Lag from the batch itself (no admin round trips): what remains from the message in hand to the high
+        // watermark seen by this fetch. A partition held back keeps showing the lag at its failed message.
+        const highWatermark = Number(batch.highWatermark);
         for (const message of batch.messages) {
           if (!isRunning() || isStale()) return;
+          this.lag?.(topic, partition, highWatermark - Number(message.offset));
           try {
             await this.process(topic, partition, message);
           } catch (err) {
@@ -209,6 +232,7 @@ export class EventConsumer {
             return;
           }
           resolveOffset(message.offset);
+          this.lag?.(topic, partition, highWatermark - Number(message.offset) - 1);
           this.recovered(id);
           await heartbeat();
         }
@@ -216,10 +240,29 @@ export class EventConsumer {
     });
   }
 
-  /** handle, or dead-letter a PermanentMessageError; throws what should be retried (a DLQ send failure too). */
+  /**
+   * handle, or dead-letter a PermanentMessageError; throws what should be retried (a DLQ send failure too). The
+   * handler runs in a consumer span, child of the producer's context carried in the message's headers.
+   */
   private async process(topic: string, partition: number, message: KafkaMessage): Promise<void> {
+    const incoming = toIncoming(topic, partition, message);
     try {
-      await this.options.handle(toIncoming(topic, partition, message));
+      await inSpan(
+        `process ${topic}`,
+        {
+          kind: SpanKind.CONSUMER,
+          parent: extractTraceContext(incoming.headers),
+          attributes: {
+            'messaging.system': 'kafka',
+            'messaging.operation.type': 'process',
+            'messaging.destination.name': topic,
+            'messaging.destination.partition.id': String(partition),
+            'messaging.kafka.offset': Number(message.offset),
+            'messaging.consumer.group.name': this.options.groupId,
+          },
+        },
+        () => this.options.handle(incoming),
+      );
     } catch (err) {
       if (!(err instanceof PermanentMessageError)) throw err;
       this.options.logger.warn(

@@ -1,5 +1,16 @@
 import type pg from 'pg';
-import type { Logger } from '@flowboard/service-kit';
+import {
+  contextWithSpan,
+  extractTraceContext,
+  failSpan,
+  gauge,
+  injectTraceContext,
+  SpanKind,
+  tracer,
+  type Logger,
+  type MetricsRegistry,
+  type Span,
+} from '@flowboard/service-kit';
 import type { Queryable } from './pool';
 import { quoteIdent } from './pool';
 
@@ -22,12 +33,41 @@ export interface OutboxEvent {
   headers?: Record<string, string>;
 }
 
-/** Adds an event in the caller's transaction, so it is published if and only if the state change commits. */
+/**
+ * Adds an event in the caller's transaction, so it is published if and only if the state change commits. The
+ * active trace context (W3C `traceparent`/`tracestate`) is stored with it in `headers`, so the relay, running
+ * later and outside the request, publishes the event as part of the request's trace.
+ */
 export async function enqueueOutbox(tx: Queryable, schema: string, event: OutboxEvent): Promise<void> {
+  const headers = injectTraceContext({ ...event.headers });
   await tx.query(
     `INSERT INTO ${quoteIdent(schema)}.outbox (id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5)`,
-    [event.id, event.topic, event.key, JSON.stringify(event.payload), JSON.stringify(event.headers ?? {})],
+    [event.id, event.topic, event.key, JSON.stringify(event.payload), JSON.stringify(headers)],
   );
+}
+
+/**
+ * One producer span per event, child of the context stored with it; the message's headers carry the span's own
+ * context, so the consumer's span is a child of the publish. Without a tracing SDK the headers pass unchanged.
+ */
+export function startPublishSpan(
+  topic: string,
+  stored: Record<string, string>,
+): { span: Span; headers: Record<string, string> } {
+  const parent = extractTraceContext(stored);
+  const span = tracer().startSpan(
+    `publish ${topic}`,
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: {
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'send',
+        'messaging.destination.name': topic,
+      },
+    },
+    parent,
+  );
+  return { span, headers: injectTraceContext({ ...stored }, contextWithSpan(span, parent)) };
 }
 
 export interface OutboxPublisher {
@@ -44,6 +84,8 @@ export interface OutboxRelayOptions {
   logger: Logger;
   intervalMs?: number;
   batchSize?: number;
+  /** Gets `flowboard_outbox_backlog`: rows not yet published, counted at scrape time. */
+  metrics?: MetricsRegistry;
 }
 
 interface OutboxRow {
@@ -72,6 +114,27 @@ export class OutboxRelay {
     this.table = `${quoteIdent(options.schema)}.outbox`;
     this.intervalMs = options.intervalMs ?? 250;
     this.batchSize = options.batchSize ?? 100;
+    if (options.metrics) this.observeBacklog(options.metrics);
+  }
+
+  private observeBacklog(registry: MetricsRegistry): void {
+    const { pool, logger } = this.options;
+    const table = this.table;
+    gauge(registry, {
+      name: 'flowboard_outbox_backlog',
+      help: 'Outbox events committed but not yet published to Kafka',
+      async collect() {
+        // The partial index outbox_pending holds exactly these rows. A failed count keeps the last value.
+        try {
+          const { rows } = await pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM ${table} WHERE published_at IS NULL`,
+          );
+          this.set(rows[0]?.n ?? 0);
+        } catch (err) {
+          logger.warn({ err }, 'could not count the outbox backlog');
+        }
+      },
+    });
   }
 
   start(): void {
@@ -129,14 +192,22 @@ export class OutboxRelay {
         await client.query('COMMIT');
         return 0;
       }
+      const spans: Span[] = [];
       try {
         for (const [topic, batch] of groupByTopic(rows)) {
-          await this.options.publisher.publish(
-            topic,
-            batch.map((r) => ({ key: r.key, value: JSON.stringify(r.payload), headers: r.headers })),
-          );
+          const messages = batch.map((r) => {
+            const { span, headers } = startPublishSpan(topic, r.headers);
+            spans.push(span);
+            return { key: r.key, value: JSON.stringify(r.payload), headers };
+          });
+          await this.options.publisher.publish(topic, messages);
         }
+        spans.forEach((span) => span.end());
       } catch (err) {
+        spans.forEach((span) => {
+          failSpan(span, err);
+          span.end();
+        });
         // Back off exponentially (capped at 10 s, so delivery resumes soon after an outage) and keep the rows.
         await client.query(
           `UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2,

@@ -7,3 +7,6 @@ export * from './health-server';
 export * from './grpc/metadata';
 export * from './grpc/server';
 export * from './grpc/client';
+export * from './metrics';
+export * from './tracing';
+export * from './grpc/observe';

@@ -1,5 +1,14 @@
 import type { Logger } from 'pino';
 
+const exitHooks: Array<() => Promise<void>> = [];
+
+/** Runs after the app stopped, before the process exits (e.g. flushing the last spans); bounded by the timeout. */
+export function beforeExit(hook: () => Promise<void>): void {
+  exitHooks.push(hook);
+}
+
+const runExitHooks = () => Promise.allSettled(exitHooks.map((hook) => hook())).then(() => undefined);
+
 /**
  * One drain sequence on SIGTERM/SIGINT: run `stop` (which stops intake, flushes, closes pools) and exit 0;
  * exit 1 if it fails or outlasts `timeoutMs` (keep it below Kubernetes' terminationGracePeriodSeconds).
@@ -15,16 +24,18 @@ export function onShutdown(stop: () => Promise<void>, logger: Logger, timeoutMs 
       process.exit(1);
     }, timeoutMs);
     timer.unref();
-    stop().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    stop()
+      .then(runExitHooks)
+      .then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', handle);
   process.on('SIGINT', handle);

@@ -2,3 +2,4 @@ export * from './env';
 export * from './mailpit';
 export * from './http';
 export * from './contract';
+export * from './tracing';

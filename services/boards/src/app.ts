@@ -3,7 +3,14 @@ import { projectDeletedV1 } from '@flowboard/events';
 import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay } from '@flowboard/pg-kit';
 import { loadBoardsProto } from '@flowboard/proto';
-import { createGrpcServer, createLogger, type Logger } from '@flowboard/service-kit';
+import {
+  createGrpcServer,
+  createLogger,
+  createMetricsRegistry,
+  metricsEndpoint,
+  observePool,
+  type Logger,
+} from '@flowboard/service-kit';
 import { makeCreateBoard } from './application/create-board';
 import { makeCreateStory } from './application/create-story';
 import { makeGetStory } from './application/get-story';
@@ -55,6 +62,8 @@ export interface BoardsApp {
   stop(): Promise<void>;
   /** Whether the event consumer has joined its group (tests wait for it). */
   consumerReady(): boolean;
+  /** The bound metrics port once started (METRICS_PORT 0 = any free port). */
+  metricsPort(): number;
   readonly logger: Logger;
 }
 
@@ -93,6 +102,13 @@ export function createApp(
     applicationName: 'boards',
   });
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
+  const metrics = createMetricsRegistry('boards');
+  observePool(metrics, pool);
+  const metricsServer = metricsEndpoint(metrics, {
+    port: config.METRICS_PORT,
+    host: config.GRPC_HOST,
+    logger,
+  });
   const store = createBoardsStore(pool, config.DB_SCHEMA);
 
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'boards', logger });
@@ -105,6 +121,7 @@ export function createApp(
     publisher,
     logger,
     intervalMs: config.OUTBOX_INTERVAL_MS,
+    metrics,
   });
   // Bound here, outside any request: relay passes woken by a request must not run (and log) in its context.
   const wakeRelay = AsyncResource.bind(() => relay.wake());
@@ -117,6 +134,7 @@ export function createApp(
           groupId,
           topics: [projectDeletedV1.topic],
           logger,
+          metrics,
           handle: createProjectDeletedHandler({ deleteProjectBoard: makeDeleteProjectBoard(store), logger }),
         });
   const history = storyHistoryReader(pool);
@@ -159,6 +177,7 @@ export function createApp(
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     logger,
+    metrics,
     services: [
       {
         name: 'flowboard.boards.v1.BoardsService',
@@ -172,7 +191,9 @@ export function createApp(
   return {
     logger,
     consumerReady: () => consumer?.isReady() === true,
+    metricsPort: metricsServer.port,
     async start() {
+      await metricsServer.start();
       const port = await server.start();
       relay.start();
       consumer?.start();
@@ -197,6 +218,7 @@ export function createApp(
           logger.warn('Kafka producer did not disconnect in time');
         // pool.end() waits for checked-out clients; a relay pass still holding one would keep it waiting.
         if (released) await pool.end();
+        await metricsServer.stop();
       })()),
   };
 }

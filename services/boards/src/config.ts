@@ -7,6 +7,8 @@ const schemaName = () => z.string().regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower
 export const configSchema = z.object({
   GRPC_PORT: env.port(50051),
   GRPC_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Prometheus `/metrics` (HTTP, bound to GRPC_HOST). */
+  METRICS_PORT: env.port(9103),
   DATABASE_URL: env.url(),
   DB_SCHEMA: schemaName().default('boards'),
   /** Publishes `boards.story-deleted.v1` (outbox relay) and consumes `membership.project-deleted.v1`. */

@@ -1,3 +1,4 @@
+import './instrumentation';
 import { createLogger, loadConfigOrExit, runService } from '@flowboard/service-kit';
 import { createApp } from './app';
 import { configSchema } from './config';

@@ -2,7 +2,18 @@ import type http from 'node:http';
 import { createKafka, EventConsumer } from '@flowboard/messaging';
 import { createPool } from '@flowboard/pg-kit';
 import { loadFilesProto } from '@flowboard/proto';
-import { closeServer, createGrpcServer, createLogger, listen, type Logger } from '@flowboard/service-kit';
+import {
+  closeServer,
+  createGrpcServer,
+  createLogger,
+  createMetricsRegistry,
+  gauge,
+  listen,
+  metricsEndpoint,
+  observePool,
+  type Logger,
+  type MetricsRegistry,
+} from '@flowboard/service-kit';
 import { makeDeleteAttachment } from './application/delete-attachment';
 import { makeGetAttachment } from './application/get-attachment';
 import { makeGetStorageUsage } from './application/get-storage-usage';
@@ -15,6 +26,7 @@ import { makeUploadAttachments } from './application/upload-attachments';
 import { createMinioBlobStore } from './blob/minio-blob-store';
 import type { FilesConfig } from './config';
 import { attachmentRepository } from './db/attachment-repository';
+import type { QuotaStore } from './application/ports';
 import { quotaRepository } from './db/quota-repository';
 import { createDeletionEventsHandler, DELETION_TOPICS } from './events/deletion-events.handler';
 import { filesHandlers } from './grpc/files.handlers';
@@ -29,6 +41,8 @@ export interface FilesApp {
   sweep(): Promise<SweepResult>;
   /** True once the deletion-events consumer has joined its group. */
   consuming(): boolean;
+  /** The bound metrics port once started (METRICS_PORT 0 = any free port). */
+  metricsPort(): number;
   readonly logger: Logger;
 }
 
@@ -51,6 +65,10 @@ export function createApp(
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
   const attachments = attachmentRepository(pool);
   const quota = quotaRepository(pool);
+  const metrics = createMetricsRegistry('files');
+  observePool(metrics, pool);
+  observeStorage(metrics, quota, logger);
+  const metricsServer = metricsEndpoint(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
   const blobs = createMinioBlobStore({
     endpoint: config.S3_ENDPOINT,
     region: config.S3_REGION,
@@ -64,6 +82,7 @@ export function createApp(
     host: config.HOST,
     port: config.GRPC_PORT,
     logger,
+    metrics,
     services: [
       {
         name: 'flowboard.files.v1.FilesService',
@@ -131,6 +150,7 @@ export function createApp(
         groupId: config.KAFKA_GROUP_ID,
         topics: DELETION_TOPICS,
         logger,
+        metrics,
         handle,
       });
       consumer = candidate;
@@ -159,7 +179,9 @@ export function createApp(
   let stopped: Promise<void> | undefined;
   return {
     logger,
+    metricsPort: metricsServer.port,
     async start() {
+      await metricsServer.start();
       await blobs.ensureBucket();
       const grpcPort = await grpcServer.start();
       const httpPort = await listen(httpServer, config.HTTP_PORT, config.HOST);
@@ -184,8 +206,27 @@ export function createApp(
         await grpcServer.stop();
         await sweeping;
         await pool.end();
+        await metricsServer.stop();
       })()),
   };
+}
+
+/** `flowboard_files_storage_bytes{kind="used"|"reserved"}`, summed over accounts at scrape time. */
+function observeStorage(registry: MetricsRegistry, quota: QuotaStore, logger: Logger): void {
+  gauge(registry, {
+    name: 'flowboard_files_storage_bytes',
+    help: 'Attachment bytes over all accounts: used (committed) and reserved (uploads in flight)',
+    labelNames: ['kind'],
+    async collect() {
+      try {
+        const totals = await quota.totals();
+        this.set({ kind: 'used' }, totals.usedBytes);
+        this.set({ kind: 'reserved' }, totals.reservedBytes);
+      } catch (err) {
+        logger.warn({ err }, 'could not read storage totals'); // the last values stay
+      }
+    },
+  });
 }
 
 /** Stops accepting, lets in-flight transfers finish, and cuts whatever is still open after the grace period. */

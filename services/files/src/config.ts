@@ -9,6 +9,8 @@ export const configSchema = z.object({
   /** Internal HTTP for byte streams; reachable only from the gateway. */
   HTTP_PORT: env.port(50063),
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** Prometheus `/metrics` (HTTP, bound to HOST); not the internal HTTP port, which only the gateway may reach. */
+  METRICS_PORT: env.port(9104),
   DATABASE_URL: env.url(),
   DB_SCHEMA: schemaName().default('files'),
   S3_ENDPOINT: env.url().default('http://127.0.0.1:59000'),

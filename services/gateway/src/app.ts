@@ -1,6 +1,13 @@
 import http from 'node:http';
 import Redis from 'ioredis';
-import { closeServer, createLogger, listen, type Logger } from '@flowboard/service-kit';
+import {
+  closeServer,
+  createLogger,
+  createMetricsRegistry,
+  listen,
+  metricsEndpoint,
+  type Logger,
+} from '@flowboard/service-kit';
 import { ApiKeyAuthenticator } from './authz/api-keys';
 import { GuardedCache } from './authz/guarded-cache';
 import { JsonCache } from './authz/json-cache';
@@ -26,16 +33,21 @@ export interface App {
   start(): Promise<number>;
   /** Readiness off, stop intake and drain, then close upstream channels and Redis. */
   stop(): Promise<void>;
+  /** The bound metrics port once started (METRICS_PORT 0 = any free port). */
+  metricsPort(): number;
 }
 
 /** Composition root: one client per upstream, one Redis connection, one route table, one HTTP server. */
 export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): App {
   const logger = overrides.logger ?? createLogger('gateway', config.LOG_LEVEL);
   const redis = createRedis(config.REDIS_URL, logger);
+  const metrics = createMetricsRegistry('gateway');
+  // Its own listener, never the API's port: the public must not read the numbers.
+  const metricsServer = metricsEndpoint(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
   const deadline = config.GRPC_DEADLINE_MS;
-  const membership = createMembershipClient(config.MEMBERSHIP_ADDR, deadline);
-  const boards = createBoardsClient(config.BOARDS_ADDR, deadline);
-  const files = createFilesClient(config.FILES_ADDR, deadline);
+  const membership = createMembershipClient(config.MEMBERSHIP_ADDR, deadline, metrics);
+  const boards = createBoardsClient(config.BOARDS_ADDR, deadline, metrics);
+  const files = createFilesClient(config.FILES_ADDR, deadline, metrics);
   const filesProxy = createFilesProxy(config.FILES_HTTP_URL);
   const cache = new JsonCache(redis, logger);
   const decisions = new GuardedCache(redis, logger);
@@ -77,11 +89,14 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
         logger,
       ),
       trustProxy: config.TRUST_PROXY,
+      metrics,
     }),
   );
 
   return {
+    metricsPort: metricsServer.port,
     async start() {
+      await metricsServer.start();
       // Redis is a cache: the gateway starts (and serves, more slowly) without it; /readyz tells. It waits a
       // moment for the connection, though, so the first requests already share the replicas' rate-limit
       // counters and caches instead of counting in this process's memory.
@@ -103,6 +118,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       boards.close();
       files.close();
       redis.disconnect();
+      await metricsServer.stop();
     },
   };
 }

@@ -9,6 +9,8 @@ const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default
 export const configSchema = z.object({
   PORT: env.port(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** Prometheus `/metrics`, on its own listener (same HOST) so it is never on the public API port. */
+  METRICS_PORT: env.port(9101),
   REDIS_URL: env.url(),
   MEMBERSHIP_ADDR: grpcAddress(),
   BOARDS_ADDR: grpcAddress(),

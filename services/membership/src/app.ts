@@ -2,7 +2,14 @@ import { AsyncResource } from 'node:async_hooks';
 import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay } from '@flowboard/pg-kit';
 import { loadMembershipProto } from '@flowboard/proto';
-import { createGrpcServer, createLogger, type Logger } from '@flowboard/service-kit';
+import {
+  createGrpcServer,
+  createLogger,
+  createMetricsRegistry,
+  metricsEndpoint,
+  observePool,
+  type Logger,
+} from '@flowboard/service-kit';
 import { createAccountUseCases } from './application/accounts';
 import { createApiKeyUseCases } from './application/api-keys';
 import { createEnablementUseCases } from './application/enablement';
@@ -32,6 +39,8 @@ export interface MembershipApp {
   start(): Promise<number>;
   /** Drains gRPC calls, stops the relay, closes Kafka and PostgreSQL. Safe to call more than once. */
   stop(): Promise<void>;
+  /** The bound metrics port once started (METRICS_PORT 0 = any free port). */
+  metricsPort(): number;
 }
 
 /** How long shutdown lets an outbox pass finish before abandoning it (an unreachable broker retries for minutes). */
@@ -58,6 +67,13 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
     applicationName: 'membership',
   });
   pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL client failed'));
+  const metrics = createMetricsRegistry('membership');
+  observePool(metrics, pool);
+  const metricsServer = metricsEndpoint(metrics, {
+    port: config.METRICS_PORT,
+    host: config.GRPC_HOST,
+    logger,
+  });
 
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'membership', logger });
   // Kafka is never needed to start or to answer a call: topics are ensured on first publish.
@@ -70,6 +86,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
     publisher,
     logger,
     intervalMs: config.OUTBOX_INTERVAL_MS,
+    metrics,
   });
 
   // Bound here, outside any request: relay passes woken by a request must not run (and log) in its context.
@@ -113,6 +130,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     logger,
+    metrics,
     services: [
       {
         name: SERVICE_NAME,
@@ -126,10 +144,12 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
 
   return {
     async start() {
+      await metricsServer.start();
       const port = await server.start();
       relay.start();
       return port;
     },
+    metricsPort: metricsServer.port,
 
     stop() {
       stopping ??= (async () => {
@@ -147,6 +167,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
           logger.warn('Kafka producer did not disconnect in time');
         // pool.end() waits for checked-out clients; a relay pass still holding one would keep it waiting.
         if (released) await pool.end();
+        await metricsServer.stop();
         logger.info('membership stopped');
       })();
       return stopping;

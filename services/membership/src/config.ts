@@ -5,6 +5,8 @@ import { env } from '@flowboard/service-kit';
 export const configSchema = z.object({
   GRPC_PORT: env.port(50052),
   GRPC_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Prometheus `/metrics` (HTTP, bound to GRPC_HOST). */
+  METRICS_PORT: env.port(9102),
   DATABASE_URL: env.url(),
   DB_SCHEMA: z
     .string()

@@ -1,21 +1,32 @@
 import Redis from 'ioredis';
 import { inviteCreatedV1 } from '@flowboard/events';
 import { createKafka, EventConsumer } from '@flowboard/messaging';
-import { closeServer, createHealthServer, createLogger, listen, type Logger } from '@flowboard/service-kit';
+import {
+  closeServer,
+  createHealthServer,
+  createLogger,
+  createMetricsRegistry,
+  listen,
+  metricsEndpoint,
+  type Logger,
+} from '@flowboard/service-kit';
 import type { NotifierConfig } from './config';
 import { RedisDedupeStore } from './consumer/dedupe';
 import { createInviteCreatedHandler } from './consumer/invite-created.handler';
 import { sendRetryDelay } from './consumer/retry-policy';
 import { renderInviteEmail } from './email/invite-email';
+import { observedMailer } from './email/observed-mailer';
 import { createMailSender, createSmtpTransport, type MailSender } from './email/transport';
 
-export const CONSUMER_GROUP = 'notifier';
+export { CONSUMER_GROUP } from './config';
 
 export interface NotifierApp {
   /** Serves /livez and /readyz at once and joins the consumer group in the background; resolves to the HTTP port. */
   start(): Promise<number>;
   /** Readiness off → consumer → Redis → SMTP → HTTP. Safe to call more than once. */
   stop(): Promise<void>;
+  /** The bound metrics port once started (METRICS_PORT 0 = any free port). */
+  metricsPort(): number;
 }
 
 export interface NotifierOverrides {
@@ -50,7 +61,16 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
     redisHealthy = false;
   });
 
-  const mailer = overrides.mailer ?? createMailSender(createSmtpTransport(config.SMTP_URL), config.MAIL_FROM);
+  const metrics = createMetricsRegistry('notifier');
+  const metricsServer = metricsEndpoint(metrics, {
+    port: config.METRICS_PORT,
+    host: config.HTTP_HOST,
+    logger,
+  });
+  const mailer = observedMailer(
+    overrides.mailer ?? createMailSender(createSmtpTransport(config.SMTP_URL), config.MAIL_FROM),
+    metrics,
+  );
   const handle = createInviteCreatedHandler({
     dedupe: new RedisDedupeStore(redis, {
       ttlSeconds: config.DEDUPE_TTL_SECONDS,
@@ -77,9 +97,10 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
     for (let attempt = 0; !stopping; attempt++) {
       const candidate = new EventConsumer({
         kafka,
-        groupId: CONSUMER_GROUP,
+        groupId: config.KAFKA_GROUP_ID,
         topics: [inviteCreatedV1.topic],
         logger,
+        metrics,
         handle,
         retryDelayMs,
       });
@@ -88,7 +109,11 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
         await candidate.start();
         if (stopping)
           await candidate.stop(); // stop() ran while we were connecting
-        else logger.info({ topic: inviteCreatedV1.topic, group: CONSUMER_GROUP }, 'consuming invite events');
+        else
+          logger.info(
+            { topic: inviteCreatedV1.topic, group: config.KAFKA_GROUP_ID },
+            'consuming invite events',
+          );
         return;
       } catch (err) {
         await candidate.stop().catch(() => undefined);
@@ -109,7 +134,9 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
   let stopped: Promise<void> | undefined;
 
   return {
+    metricsPort: metricsServer.port,
     async start() {
+      await metricsServer.start();
       const port = await listen(http, config.HTTP_PORT, config.HTTP_HOST);
       logger.info({ port }, 'health endpoints listening');
       joining = joinGroup();
@@ -127,6 +154,7 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
         else await redis.quit().catch(() => redis.disconnect());
         mailer.close();
         await closeServer(http);
+        await metricsServer.stop();
         logger.info('notifier stopped');
       })();
       return stopped;

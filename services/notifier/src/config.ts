@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import { env } from '@flowboard/service-kit';
 
+/** The default consumer group (`KAFKA_GROUP_ID`). */
+export const CONSUMER_GROUP = 'notifier';
+
 /** Every environment variable the notifier reads, parsed once at start-up. */
 export const configSchema = z.object({
   HTTP_PORT: env.port(8081),
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Prometheus `/metrics` (bound to HTTP_HOST), a port of its own like every service's. */
+  METRICS_PORT: env.port(9105),
   KAFKA_BROKERS: env.list(),
+  /** The consumer group; its dead letters go to `<group>-dlq`. */
+  KAFKA_GROUP_ID: z.string().min(1).default(CONSUMER_GROUP),
   REDIS_URL: env.url(),
   /** `smtp://host:port`, optionally `smtp://user:pass@host:port` (percent-encoded). Plain SMTP, no TLS. */
   SMTP_URL: env.url().refine((url) => /^smtp:\/\//i.test(url), 'must be an smtp:// URL'),

@@ -142,7 +142,8 @@ affinity:
 {{- end }}
 {{- end }}
 
-{{/* A component's plain configuration (ConfigMap data): bind address, ports, then `env` rendered with tpl:
+{{/* A component's plain configuration (ConfigMap data): bind address, ports (the metrics port too), then `env`
+     rendered with tpl:
      (list $ $name $component) */}}
 {{- define "flowboard.configData" -}}
 {{- $root := index . 0 }}
@@ -150,6 +151,7 @@ affinity:
 {{- $data := dict }}
 {{- if $c.bindEnv }}{{ $_ := set $data $c.bindEnv "0.0.0.0" }}{{ end }}
 {{- range $c.ports }}{{ if .env }}{{ $_ := set $data .env (toString .port) }}{{ end }}{{ end }}
+{{- $_ := set $data "METRICS_PORT" (toString $root.Values.metrics.port) }}
 {{- range $k, $v := $c.env }}{{ $_ := set $data $k (tpl (toString $v) $root) }}{{ end }}
 {{- toYaml $data }}
 {{- end }}

@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { currentContext, type RequestContext } from '../context';
 import { fromGrpcError } from '../errors';
+import type { MetricsRegistry } from '../metrics';
 import { contextToMetadata } from './metadata';
+import { observeClient, startClientCall } from './observe';
 
 type ClientConstructor<C extends grpc.Client> = new (
   address: string,
@@ -14,6 +16,8 @@ export interface GrpcClientOptions {
   serviceName: string;
   /** Methods safe to retry on UNAVAILABLE (reads and idempotent writes). Others are never retried. */
   idempotentMethods?: string[];
+  /** Where call counts and latencies go (`flowboard_grpc_client_*`); spans are made either way. */
+  metrics?: MetricsRegistry;
 }
 
 /** One long-lived client per upstream, created at boot. Retries are declared in the channel's service config. */
@@ -36,10 +40,12 @@ export function createGrpcClient<C extends grpc.Client>(
         },
       ]
     : [];
-  return new Ctor(address, grpc.credentials.createInsecure(), {
+  const client = new Ctor(address, grpc.credentials.createInsecure(), {
     'grpc.service_config': JSON.stringify({ methodConfig }),
     'grpc.keepalive_time_ms': 30_000,
   });
+  observeClient(client, options.serviceName, options.metrics);
+  return client;
 }
 
 // Generated clients overload each method; a conditional type reads the last overload, `(argument, callback)`.
@@ -64,7 +70,8 @@ export interface UnaryCallOptions {
 }
 
 /**
- * Calls a unary RPC with a deadline and the caller's identity in metadata; failures arrive as DomainErrors.
+ * Calls a unary RPC with a deadline and the caller's identity and trace context in metadata; failures arrive as
+ * DomainErrors.
  */
 export function unaryCall<C extends grpc.Client, K extends keyof C & string>(
   client: C,
@@ -79,8 +86,10 @@ export function unaryCall<C extends grpc.Client, K extends keyof C & string>(
     options: grpc.CallOptions,
     callback: grpc.requestCallback<unknown>,
   ) => grpc.ClientUnaryCall;
+  const finish = startClientCall(client, method, metadata);
   return new Promise((resolve, reject) => {
     fn.call(client, request, metadata, { deadline: Date.now() + options.deadlineMs }, (error, response) => {
+      finish(error ? (error.code ?? grpc.status.UNKNOWN) : grpc.status.OK);
       if (error) reject(fromGrpcError(error));
       else resolve(response as UnaryResponse<C[K]>);
     });

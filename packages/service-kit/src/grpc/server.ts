@@ -3,7 +3,9 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { newRequestId, runWithContext, type RequestContext } from '../context';
 import { DomainError, isDomainError, toGrpcError } from '../errors';
+import type { MetricsRegistry } from '../metrics';
 import { metadataToContext } from './metadata';
+import { grpcServerInstruments, observeImplementation } from './observe';
 
 export interface GrpcServiceRegistration {
   /** Fully qualified name, e.g. `flowboard.boards.v1.BoardsService`, as reported by the health service. */
@@ -19,6 +21,8 @@ export interface GrpcServerOptions {
   services: GrpcServiceRegistration[];
   /** Connections are recycled after this age so clients reach pods added by a scale-out. */
   maxConnectionAgeMs?: number;
+  /** Where call counts and latencies go (`flowboard_grpc_server_*`); spans are made either way. */
+  metrics?: MetricsRegistry;
 }
 
 export interface GrpcServer {
@@ -38,7 +42,11 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     Object.fromEntries(['', ...names].map((n) => [n, 'NOT_SERVING' as const])),
   );
   health.addToServer(server);
-  for (const s of options.services) server.addService(s.definition, s.implementation);
+  // Every handler is observed here, once: a span from the caller's trace context, and metrics by method and code.
+  // The health service is not: probes would drown the numbers.
+  const instruments = options.metrics ? grpcServerInstruments(options.metrics) : undefined;
+  for (const s of options.services)
+    server.addService(s.definition, observeImplementation(s.implementation, instruments));
   const setAll = (status: 'SERVING' | 'NOT_SERVING') =>
     ['', ...names].forEach((n) => health.setStatus(n, status));
 

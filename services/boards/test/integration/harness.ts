@@ -37,6 +37,7 @@ export function useBoardsService(options: BoardsAppOptions = { consumerGroup: fa
       KAFKA_BROKERS,
       OUTBOX_INTERVAL_MS: '100',
       GRPC_PORT: '0',
+      METRICS_PORT: '0',
       LOG_LEVEL: 'silent',
     });
     app = createApp(config, createLogger('boards-test', process.env.LOG_LEVEL ?? 'silent'), options);

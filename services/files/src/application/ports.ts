@@ -81,6 +81,8 @@ export interface QuotaStore {
   /** Gives back every expired reservation's bytes (uploads whose process died); answers how many. */
   releaseExpired(): Promise<number>;
   usage(accountId: number): Promise<StorageUsage>;
+  /** Used and reserved bytes summed over every account (the storage metrics). */
+  totals(): Promise<StorageUsage>;
 }
 
 /** Object storage for the bytes. Keys are opaque to it; content is streamed, never held whole. */

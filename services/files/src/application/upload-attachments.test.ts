@@ -38,6 +38,7 @@ function fakes(options: { growStepBytes?: number } = {}) {
     },
     releaseExpired: async () => 0,
     usage: async () => ({ usedBytes: ledger.used, reservedBytes: ledger.reserved }),
+    totals: async () => ({ usedBytes: ledger.used, reservedBytes: ledger.reserved }),
   };
   const objects = new Map<string, { bytes: Buffer; contentType: string }>();
   const rows: AttachmentRecord[] = [];

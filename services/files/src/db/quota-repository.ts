@@ -75,6 +75,16 @@ export function quotaRepository(db: Queryable): QuotaStore {
       const row = result.rows[0];
       return { usedBytes: row?.used_bytes ?? 0, reservedBytes: row?.reserved_bytes ?? 0 };
     },
+
+    async totals() {
+      const result = await db.query<{ used_bytes: number; reserved_bytes: number }>(
+        `SELECT coalesce(sum(used_bytes), 0)::bigint AS used_bytes,
+                coalesce(sum(reserved_bytes), 0)::bigint AS reserved_bytes FROM account_storage`,
+        [],
+      );
+      const row = result.rows[0];
+      return { usedBytes: row?.used_bytes ?? 0, reservedBytes: row?.reserved_bytes ?? 0 };
+    },
   };
 }
 

@@ -60,6 +60,7 @@ beforeAll(async () => {
     S3_BUCKET: env.S3_BUCKET,
     GRPC_PORT: '0',
     HTTP_PORT: '0',
+    METRICS_PORT: '0',
     MAX_FILE_BYTES: String(MAX_FILE_BYTES),
     KAFKA_BROKERS: env.KAFKA_BROKERS,
     KAFKA_GROUP_ID: `files-int-${ACCOUNT}`, // never the real service's group: it would take its partitions

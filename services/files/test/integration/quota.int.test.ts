@@ -62,6 +62,7 @@ beforeAll(async () => {
     S3_BUCKET: env.S3_BUCKET,
     GRPC_PORT: '0',
     HTTP_PORT: '0',
+    METRICS_PORT: '0',
     KAFKA_BROKERS: env.KAFKA_BROKERS,
     KAFKA_GROUP_ID: `files-quota-int-${randomId()}`, // own group: the running service keeps its partitions
     SWEEP_INTERVAL_SECONDS: '0',

@@ -1,13 +1,14 @@
 import { loadBoardsProto, type boards } from '@flowboard/proto';
-import { createGrpcClient, unaryCall } from '@flowboard/service-kit';
+import { createGrpcClient, unaryCall, type MetricsRegistry } from '@flowboard/service-kit';
 
 export const BOARDS_SERVICE = 'flowboard.boards.v1.BoardsService';
 
 /** Typed calls to boards with deadlines; CreateBoard is idempotent, so it retries like the reads. */
-export function createBoardsClient(address: string, deadlineMs: number) {
+export function createBoardsClient(address: string, deadlineMs: number, metrics?: MetricsRegistry) {
   const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
   const client = createGrpcClient(BoardsService, address, {
     serviceName: BOARDS_SERVICE,
+    metrics,
     idempotentMethods: [
       'CreateBoard',
       'ListPhases',

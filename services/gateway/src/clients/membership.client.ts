@@ -1,5 +1,5 @@
 import { loadMembershipProto, type membership } from '@flowboard/proto';
-import { createGrpcClient, unaryCall } from '@flowboard/service-kit';
+import { createGrpcClient, unaryCall, type MetricsRegistry } from '@flowboard/service-kit';
 
 export const MEMBERSHIP_SERVICE = 'flowboard.membership.v1.MembershipService';
 
@@ -7,10 +7,11 @@ export const MEMBERSHIP_SERVICE = 'flowboard.membership.v1.MembershipService';
  * Typed calls to membership, each with the configured deadline; the caller and request id travel in metadata
  * from the request context. Reads retry on UNAVAILABLE (channel service config); writes never do.
  */
-export function createMembershipClient(address: string, deadlineMs: number) {
+export function createMembershipClient(address: string, deadlineMs: number, metrics?: MetricsRegistry) {
   const { MembershipService } = loadMembershipProto().flowboard.membership.v1;
   const client = createGrpcClient(MembershipService, address, {
     serviceName: MEMBERSHIP_SERVICE,
+    metrics,
     idempotentMethods: [
       'AuthenticateApiKey',
       'GetCurrentUser',

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { Logger } from '@flowboard/service-kit';
+import type { Logger, MetricsRegistry } from '@flowboard/service-kit';
 import type { ApiKeyAuthenticator } from '../authz/api-keys';
 import type { ProjectAccessResolver } from '../authz/project-access';
 import type { Readiness } from '../readiness';
@@ -11,6 +11,7 @@ import { dispatch } from './dispatch';
 import { docs } from './docs';
 import { errorHandler } from './errors';
 import { health } from './health';
+import { httpObserver } from './observe';
 import { requestContext } from './request-context';
 import type { Router } from './router';
 import { matchRoute, rejectUnrouted } from './routing';
@@ -27,6 +28,8 @@ export interface HttpAppDeps {
   rateLimits: RateLimits;
   /** Express `trust proxy`: which peers may name the client address (X-Forwarded-For). */
   trustProxy: boolean | number | string;
+  /** Request counts and latencies by route go here; spans are made either way. */
+  metrics?: MetricsRegistry;
 }
 
 /**
@@ -39,7 +42,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', deps.trustProxy);
-  app.use(requestContext(deps.logger));
+  app.use(requestContext(deps.logger, httpObserver(deps.metrics)));
   app.use(compress());
   app.use(cors());
   app.use(normalizePath());

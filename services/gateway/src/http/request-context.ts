@@ -1,5 +1,13 @@
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { newRequestId, runWithContext, type Logger, type RequestContext } from '@flowboard/service-kit';
+import {
+  newRequestId,
+  otelContext,
+  runWithContext,
+  type Logger,
+  type RequestContext,
+} from '@flowboard/service-kit';
+import type { HttpObservation } from './observe';
 import { initState } from './state';
 
 /** An incoming X-Request-Id is kept when it is a sane token; anything else gets a fresh id. */
@@ -10,9 +18,13 @@ const QUIET_PATHS = new Set(['/livez', '/readyz']);
 /**
  * First middleware: the request id (echoed as X-Request-Id on every response), the AsyncLocalStorage context
  * every log line and gRPC call of the request reads, and one access-log line when the response is done:
- * method, route pattern, status, duration; never bodies, query strings or credentials.
+ * method, route pattern, status, duration; never bodies, query strings or credentials. `observe` adds the
+ * request's span (the rest of the chain runs in its trace context) and its metrics.
  */
-export function requestContext(logger: Logger): RequestHandler {
+export function requestContext(
+  logger: Logger,
+  observe?: (req: IncomingMessage) => HttpObservation,
+): RequestHandler {
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const requestId =
@@ -20,6 +32,7 @@ export function requestContext(logger: Logger): RequestHandler {
     const context: RequestContext = { requestId };
     const state = initState(req, context);
     res.setHeader('X-Request-Id', requestId);
+    const observation = observe?.(req);
 
     res.once('close', () => {
       const match = state.match;
@@ -34,8 +47,10 @@ export function requestContext(logger: Logger): RequestHandler {
         if (QUIET_PATHS.has(state.target.path)) logger.debug(line, 'request');
         else logger.info(line, 'request');
       });
+      observation?.finish(state, res.statusCode);
     });
 
-    runWithContext(context, () => next());
+    if (observation) otelContext.with(observation.context, () => runWithContext(context, () => next()));
+    else runWithContext(context, () => next());
   };
 }

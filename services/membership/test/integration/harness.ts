@@ -37,6 +37,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
 
   const config = loadConfig(configSchema, {
     GRPC_PORT: '0',
+    METRICS_PORT: '0',
     DATABASE_URL: env.MEMBERSHIP_DATABASE_URL,
     KAFKA_BROKERS: env.KAFKA_BROKERS,
     OUTBOX_INTERVAL_MS: '100',

@@ -39,6 +39,7 @@ const recipients: string[] = [];
 beforeAll(async () => {
   const config = loadConfig(configSchema, {
     HTTP_PORT: '0',
+    METRICS_PORT: '0',
     KAFKA_BROKERS: env.KAFKA_BROKERS,
     REDIS_URL: env.REDIS_URL,
     SMTP_URL: env.SMTP_URL,

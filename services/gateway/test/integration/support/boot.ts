@@ -42,6 +42,7 @@ export async function startHarness(): Promise<Harness> {
 
   const baseEnv = {
     PORT: '0',
+    METRICS_PORT: '0',
     REDIS_URL,
     MEMBERSHIP_ADDR: `127.0.0.1:${membershipPort}`,
     BOARDS_ADDR: `127.0.0.1:${boardsPort}`,

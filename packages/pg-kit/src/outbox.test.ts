@@ -1,0 +1,63 @@
+import { installInMemoryTracing, traceparent, type InMemoryTracing } from '@flowboard/testing';
+import { inSpan, SpanKind } from '@flowboard/service-kit';
+import { enqueueOutbox, startPublishSpan } from './outbox';
+import type { Queryable } from './pool';
+
+let tracing: InMemoryTracing;
+beforeAll(() => (tracing = installInMemoryTracing()));
+afterAll(() => tracing.shutdown());
+beforeEach(() => tracing.exporter.reset());
+
+/** Records the INSERT's parameters instead of running it. */
+function recordingTx() {
+  const params: unknown[][] = [];
+  const tx = {
+    query: async (_sql: string, values: unknown[]) => params.push(values),
+  } as unknown as Queryable;
+  return { tx, storedHeaders: () => JSON.parse(params[0]?.[4] as string) as Record<string, string> };
+}
+
+describe('trace context through the outbox', () => {
+  it('enqueueOutbox stores the active trace context with the event, next to its own headers', async () => {
+    const { tx, storedHeaders } = recordingTx();
+    const span = await inSpan('CreateInvite', { kind: SpanKind.SERVER }, async (s) => {
+      await enqueueOutbox(tx, 'membership', {
+        id: '7d8e3a52-0f3c-4f5e-9d53-0b5d0c8a1f00',
+        topic: 'membership.invite-created.v1',
+        key: '1',
+        payload: {},
+        headers: { 'x-custom': 'kept' },
+      });
+      return s.spanContext();
+    });
+    expect(storedHeaders()).toEqual({
+      'x-custom': 'kept',
+      traceparent: traceparent(span.traceId, span.spanId),
+    });
+  });
+
+  it('stores no trace context outside a trace', async () => {
+    const { tx, storedHeaders } = recordingTx();
+    await enqueueOutbox(tx, 'boards', { id: 'x', topic: 't', key: 'k', payload: {} });
+    expect(storedHeaders()).toEqual({});
+  });
+
+  it('the relay publishes in a producer span, child of the stored context, whose context the message carries', () => {
+    const stored = {
+      traceparent: traceparent('4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7'),
+      a: 'b',
+    };
+    const { span, headers } = startPublishSpan('membership.invite-created.v1', stored);
+    span.end();
+    const [published] = tracing.spans('publish membership.invite-created.v1');
+    expect(published?.kind).toBe(SpanKind.PRODUCER);
+    expect(published?.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(published?.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
+    expect(published?.attributes['messaging.destination.name']).toBe('membership.invite-created.v1');
+    expect(headers).toEqual({
+      a: 'b',
+      traceparent: traceparent('4bf92f3577b34da6a3ce929d0e0e4736', published!.spanContext().spanId),
+    });
+    expect(stored.traceparent).toContain('00f067aa0ba902b7'); // the row's own value is untouched
+  });
+});
