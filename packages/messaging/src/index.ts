@@ -335,3 +335,4 @@ function toIncoming(topic: string, partition: number, message: KafkaMessage): In
     headers,
   };
 }
+export { TopicEnsuringPublisher } from './topic-ensuring-publisher';

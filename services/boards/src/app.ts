@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { projectDeletedV1 } from '@flowboard/events';
-import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging';
+import { createKafka, ensureTopics, KafkaPublisher, TopicEnsuringPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay } from '@flowboard/pg-kit';
 import { loadBoardsProto } from '@flowboard/proto';
 import {
@@ -50,7 +50,6 @@ import { createBoardsStore } from './db/boards-store';
 import { boardsHandlers } from './grpc/boards.handlers';
 import { BackgroundConsumer } from './messaging/background-consumer';
 import { createProjectDeletedHandler } from './messaging/project-deleted.handler';
-import { TopicEnsuringPublisher } from './messaging/topic-ensuring-publisher';
 
 /** The consumer group of boards' event consumers (its dead letters go to `boards-dlq`). */
 export const CONSUMER_GROUP = 'boards';

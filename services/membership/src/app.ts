@@ -1,5 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
-import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging';
+import { createKafka, ensureTopics, KafkaPublisher, TopicEnsuringPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay } from '@flowboard/pg-kit';
 import { loadMembershipProto } from '@flowboard/proto';
 import {
@@ -30,7 +30,6 @@ import { createSignUp } from './application/sign-up';
 import type { MembershipConfig } from './config';
 import { PgDatabase } from './db/database';
 import { createMembershipHandlers } from './grpc/membership.handlers';
-import { TopicEnsuringPublisher } from './messaging/topic-ensuring-publisher';
 
 export const SERVICE_NAME = 'flowboard.membership.v1.MembershipService';
 

@@ -1,4 +1,4 @@
-import type { OutgoingMessage, Publisher } from '@flowboard/messaging';
+import type { OutgoingMessage, Publisher } from './index';
 
 /**
  * Makes sure a topic exists before publishing to it, lazily: on the first publish to the topic, and again
