@@ -1,6 +1,14 @@
 import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { DomainError, newRequestId, runWithContext, type Logger } from '@flowboard/service-kit';
+import {
+  DomainError,
+  extractTraceContext,
+  inSpan,
+  newRequestId,
+  runWithContext,
+  SpanKind,
+  type Logger,
+} from '@flowboard/service-kit';
 import type { OpenAttachmentContent } from '../application/open-attachment-content';
 import type { AttachmentRecord } from '../application/ports';
 import type { UploadAttachments } from '../application/upload-attachments';
@@ -128,7 +136,12 @@ export function createHttpServer(deps: HttpDeps): http.Server {
         sendError(req, res, new DomainError('Unauthenticated', 'Missing caller identity.'), logger);
         return;
       }
-      route(req, res, userId).catch((error: unknown) => sendError(req, res, error, logger));
+      // A server span in the gateway's trace (traceparent from the proxied request). Named by method only: paths
+      // hold ids, and the gateway's span above it names the route.
+      const parent = extractTraceContext(req.headers);
+      inSpan(`files ${req.method ?? 'GET'}`, { kind: SpanKind.SERVER, parent }, () =>
+        route(req, res, userId),
+      ).catch((error: unknown) => sendError(req, res, error, logger));
     });
   });
 }

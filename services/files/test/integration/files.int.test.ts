@@ -4,7 +4,13 @@ import * as grpc from '@grpc/grpc-js';
 import { createPool, migrate } from '@flowboard/pg-kit';
 import { loadFilesProto, type files } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { requireEnv, waitFor } from '@flowboard/testing';
+import {
+  installInMemoryTracing,
+  requireEnv,
+  traceparent,
+  waitFor,
+  type InMemoryTracing,
+} from '@flowboard/testing';
 import { createApp, type FilesApp } from '../../src/app';
 import { createMinioClient } from '../../src/blob/minio-blob-store';
 import { loadFilesConfig } from '../../src/config';
@@ -30,6 +36,7 @@ const USER = 42;
 const ACCOUNT = 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
 
 let app: FilesApp;
+let tracing: InMemoryTracing;
 let base: string;
 let client: files.FilesServiceClient;
 const db = createPool({
@@ -49,6 +56,7 @@ const s3 = createMinioClient({
 const newProjectId = () => 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
 
 beforeAll(async () => {
+  tracing = installInMemoryTracing();
   await migrate(db, { schema: 'files', dir: MIGRATIONS_DIR });
   await migrate(db, { schema: 'files', dir: MIGRATIONS_DIR }); // idempotent
   const config = loadFilesConfig({
@@ -80,6 +88,7 @@ afterAll(async () => {
   client?.close();
   await app?.stop();
   await db.end();
+  await tracing?.shutdown();
 });
 
 // --- helpers ---------------------------------------------------------------------------------------------
@@ -249,6 +258,18 @@ describe('upload and download', () => {
     const head = await fetch(contentUrl(p, s, a!.id), { method: 'HEAD', headers: gatewayHeaders() });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe('3');
+  });
+
+  it('serves an upload as a span of the gateway’s trace (traceparent from the proxied request)', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const gatewaySpan = '00f067aa0ba902b7';
+    const form = new FormData();
+    form.append('file', new Blob(['x']), 'traced.txt');
+    const res = await upload(newProjectId(), 1, form, { traceparent: traceparent(traceId, gatewaySpan) });
+    expect(res.status).toBe(200);
+    const span = tracing.exporter.getFinishedSpans().find((s) => s.spanContext().traceId === traceId);
+    expect(span?.name).toBe('files POST');
+    expect(span?.parentSpanContext?.spanId).toBe(gatewaySpan);
   });
 
   it('keeps Unicode file names intact', async () => {

@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DomainError, ERROR_TABLE, isProblemSlug, type ErrorKind } from '@flowboard/service-kit';
+import {
+  DomainError,
+  ERROR_TABLE,
+  injectTraceContext,
+  isProblemSlug,
+  type ErrorKind,
+} from '@flowboard/service-kit';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { handled, type Reply } from '../http/respond';
 
@@ -15,6 +21,8 @@ export interface ForwardIdentity {
 }
 
 interface Pending extends ForwardIdentity {
+  /** The request's trace context (`traceparent`...), taken where the forward starts: proxy events may not run there. */
+  trace: Record<string, string>;
   onResponse: UpstreamHandler;
   resolve(reply: Reply): void;
   reject(error: unknown): void;
@@ -45,6 +53,7 @@ export function createFilesProxy(filesHttpUrl: string) {
       if (p) {
         proxyReq.setHeader('x-flowboard-user-id', String(p.userId));
         proxyReq.setHeader('x-request-id', p.requestId);
+        for (const [name, value] of Object.entries(p.trace)) proxyReq.setHeader(name, value);
         // Only ever set here: the caller's own headers of these names were removed above.
         if (p.account) {
           proxyReq.setHeader('x-flowboard-account-id', String(p.account.accountId));
@@ -98,6 +107,7 @@ export function createFilesProxy(filesHttpUrl: string) {
         };
         pending.set(req, {
           ...identity,
+          trace: injectTraceContext(),
           onResponse,
           resolve: (reply) => settle(() => resolve(reply)),
           reject: (error) => settle(() => reject(error)),

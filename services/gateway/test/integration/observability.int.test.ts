@@ -55,6 +55,38 @@ describe('gateway tracing', () => {
   });
 });
 
+describe('gateway tracing, attachment streams', () => {
+  it('carries the trace to the files service’s HTTP port too, as a child of the gateway’s server span', async () => {
+    const { user, key } = h.membership.addUser('George Michael');
+    const { project } = h.membership.addProject(user, 'Banana Stand');
+    const story = await api(`/api/v1/projects/${project.id}/stories`, {
+      key,
+      method: 'POST',
+      body: { text: 's' },
+    });
+    const res = await api(`/api/v1/projects/${project.id}/stories/${story.json.id}/attachments`, {
+      key,
+      method: 'POST',
+      body: new TextEncoder().encode(
+        '--b\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nx\r\n--b--',
+      ),
+      headers: {
+        'Content-Type': 'multipart/form-data; boundary=b',
+        traceparent: traceparent(TRACE_ID, CALLER_SPAN),
+      },
+    });
+    expect(res.status).toBe(200);
+
+    const forwarded = h.files.received.at(-1)!.headers.traceparent;
+    expect(forwarded).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-01$`));
+    const parentSpanId = String(forwarded).split('-')[2];
+    const server = tracing.exporter
+      .getFinishedSpans()
+      .find((s) => s.spanContext().traceId === TRACE_ID && s.name.startsWith('POST /api/v1/projects/'));
+    expect(server?.spanContext().spanId).toBe(parentSpanId);
+  });
+});
+
 describe('gateway metrics', () => {
   it('counts requests by route pattern, method and status on its own port, never by raw path', async () => {
     const { user, key } = h.membership.addUser('Lindsay Fünke');
