@@ -11,6 +11,7 @@ import {
   type Logger,
   type MetricsRegistry,
 } from '@flowboard/service-kit';
+import { TopicEnsuringPublisher } from './topic-ensuring-publisher';
 
 export interface OutgoingMessage {
   /** Messages with the same key stay ordered (one partition). */
@@ -335,4 +336,11 @@ function toIncoming(topic: string, partition: number, message: KafkaMessage): In
     headers,
   };
 }
-export { TopicEnsuringPublisher } from './topic-ensuring-publisher';
+export { TopicEnsuringPublisher };
+
+/**
+ * The outbox relays' publisher: Kafka is never needed to start or to answer a call, so topics are ensured on the
+ * first publish to each (with our partition count), not at start-up.
+ */
+export const createLazyTopicPublisher = (kafka: Kafka): TopicEnsuringPublisher =>
+  new TopicEnsuringPublisher(new KafkaPublisher(kafka), (topics) => ensureTopics(kafka, topics));

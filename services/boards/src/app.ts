@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { projectDeletedV1 } from '@flowboard/events';
-import { createKafka, ensureTopics, KafkaPublisher, TopicEnsuringPublisher } from '@flowboard/messaging';
+import { createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay } from '@flowboard/pg-kit';
 import { loadBoardsProto } from '@flowboard/proto';
 import {
@@ -111,9 +111,7 @@ export function createApp(
   const store = createBoardsStore(pool, config.DB_SCHEMA);
 
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'boards', logger });
-  const publisher = new TopicEnsuringPublisher(new KafkaPublisher(kafka), (topics) =>
-    ensureTopics(kafka, topics),
-  );
+  const publisher = createLazyTopicPublisher(kafka);
   const relay = new OutboxRelay({
     pool,
     schema: config.DB_SCHEMA,

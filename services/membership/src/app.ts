@@ -1,5 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
-import { createKafka, ensureTopics, KafkaPublisher, TopicEnsuringPublisher } from '@flowboard/messaging';
+import { createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay } from '@flowboard/pg-kit';
 import { loadMembershipProto } from '@flowboard/proto';
 import {
@@ -75,10 +75,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
   });
 
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'membership', logger });
-  // Kafka is never needed to start or to answer a call: topics are ensured on first publish.
-  const publisher = new TopicEnsuringPublisher(new KafkaPublisher(kafka), (topics) =>
-    ensureTopics(kafka, topics),
-  );
+  const publisher = createLazyTopicPublisher(kafka);
   const relay = new OutboxRelay({
     pool,
     schema: config.DB_SCHEMA,
