@@ -337,6 +337,7 @@ function toIncoming(topic: string, partition: number, message: KafkaMessage): In
   };
 }
 export { TopicEnsuringPublisher };
+export { BackgroundConsumer, type BackgroundConsumerOptions } from './background-consumer';
 
 /**
  * The outbox relays' publisher: Kafka is never needed to start or to answer a call, so topics are ensured on the

@@ -5,6 +5,8 @@ import {
   failSpan,
   gauge,
   injectTraceContext,
+  settlesWithin,
+  SHUTDOWN_STEP_TIMEOUT_MS,
   SpanKind,
   tracer,
   type Logger,
@@ -237,4 +239,37 @@ function groupByTopic(rows: OutboxRow[]): Map<string, OutboxRow[]> {
   const byTopic = new Map<string, OutboxRow[]>();
   for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
   return byTopic;
+}
+
+/** How long shutdown lets an outbox pass finish before abandoning it (an unreachable broker retries for minutes). */
+const RELAY_GRACE_MS = 3_000;
+
+/** A publisher that shutdown can cut short (`close` fails publishes in flight) and disconnect. */
+export interface ClosableOutboxPublisher extends OutboxPublisher {
+  close(): void;
+  disconnect(): Promise<void>;
+}
+
+/**
+ * The outbox half of a service's stop(), every step bounded: stop the relay, giving a pass in flight a grace
+ * period; then fail a pass stuck on an unreachable broker, so it releases its connection (its rows go after a
+ * restart); then disconnect the producer. Resolves whether the relay let go of its database connection: only then
+ * may the caller end the pool, since pool.end() waits for checked-out clients.
+ */
+export async function stopOutbox(
+  relay: OutboxRelay,
+  publisher: ClosableOutboxPublisher,
+  logger: Logger,
+): Promise<boolean> {
+  const relayStopped = relay.stop();
+  if (!(await settlesWithin(relayStopped, RELAY_GRACE_MS))) {
+    logger.warn(
+      'outbox relay still publishing at shutdown (Kafka unreachable?); its batch stays in the outbox',
+    );
+  }
+  publisher.close();
+  const released = await settlesWithin(relayStopped, SHUTDOWN_STEP_TIMEOUT_MS);
+  if (!(await settlesWithin(publisher.disconnect(), SHUTDOWN_STEP_TIMEOUT_MS)))
+    logger.warn('Kafka producer did not disconnect in time');
+  return released;
 }

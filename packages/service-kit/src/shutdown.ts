@@ -1,5 +1,18 @@
 import type { Logger } from 'pino';
 
+/** Bound for each step of a service's stop(), so the whole of it ends within onShutdown's timeout. */
+export const SHUTDOWN_STEP_TIMEOUT_MS = 5_000;
+
+/** Resolves true when `promise` settles (either way) within `ms`, false otherwise. */
+export const settlesWithin = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => setTimeout(resolve, ms, false).unref()),
+  ]);
+
 const exitHooks: Array<() => Promise<void>> = [];
 
 /** Runs after the app stopped, before the process exits (e.g. flushing the last spans); bounded by the timeout. */

@@ -1,7 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { projectDeletedV1 } from '@flowboard/events';
-import { createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
-import { createPool, OutboxRelay } from '@flowboard/pg-kit';
+import { BackgroundConsumer, createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
+import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
 import { loadBoardsProto } from '@flowboard/proto';
 import {
   createGrpcServer,
@@ -9,6 +9,8 @@ import {
   createMetricsRegistry,
   metricsEndpoint,
   observePool,
+  settlesWithin,
+  SHUTDOWN_STEP_TIMEOUT_MS,
   type Logger,
 } from '@flowboard/service-kit';
 import { makeCreateBoard } from './application/create-board';
@@ -48,7 +50,6 @@ import { tagUseCases } from './application/tag-use-cases';
 import type { BoardsConfig } from './config';
 import { createBoardsStore } from './db/boards-store';
 import { boardsHandlers } from './grpc/boards.handlers';
-import { BackgroundConsumer } from './messaging/background-consumer';
 import { createProjectDeletedHandler } from './messaging/project-deleted.handler';
 
 /** The consumer group of boards' event consumers (its dead letters go to `boards-dlq`). */
@@ -70,21 +71,6 @@ export interface BoardsAppOptions {
   /** Another consumer group (tests), or false for no event consumer at all. Default `boards`. */
   consumerGroup?: string | false;
 }
-
-/** How long shutdown lets an outbox pass finish before abandoning it (an unreachable broker retries for long). */
-const RELAY_GRACE_MS = 3_000;
-/** Bound for each later shutdown step, so stop() always ends within the grace period of runService. */
-const STEP_TIMEOUT_MS = 5_000;
-
-/** Resolves true when `promise` settles within `ms`, false otherwise. */
-const settlesWithin = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
-  Promise.race([
-    promise.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<false>((resolve) => setTimeout(resolve, ms, false).unref()),
-  ]);
 
 /**
  * Composition root: pool → store → use cases → gRPC server, plus the outbox relay (story-deleted events) and the
@@ -200,19 +186,9 @@ export function createApp(
       (stopped ??= (async () => {
         await server.stop();
         // Waits for a message in hand to finish (it uses the pool); bounded, like every step below.
-        if (consumer && !(await settlesWithin(consumer.stop(), STEP_TIMEOUT_MS)))
+        if (consumer && !(await settlesWithin(consumer.stop(), SHUTDOWN_STEP_TIMEOUT_MS)))
           logger.warn('Kafka consumer did not stop in time');
-        const relayStopped = relay.stop();
-        if (!(await settlesWithin(relayStopped, RELAY_GRACE_MS))) {
-          logger.warn(
-            'outbox relay still publishing at shutdown (Kafka unreachable?); its batch stays in the outbox',
-          );
-        }
-        // Fails a pass stuck on an unreachable broker, so it releases its connection; its rows go after a restart.
-        publisher.close();
-        const released = await settlesWithin(relayStopped, STEP_TIMEOUT_MS);
-        if (!(await settlesWithin(publisher.disconnect(), STEP_TIMEOUT_MS)))
-          logger.warn('Kafka producer did not disconnect in time');
+        const released = await stopOutbox(relay, publisher, logger);
         // pool.end() waits for checked-out clients; a relay pass still holding one would keep it waiting.
         if (released) await pool.end();
         await metricsServer.stop();

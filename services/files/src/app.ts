@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { createKafka, EventConsumer } from '@flowboard/messaging';
+import { BackgroundConsumer, createKafka } from '@flowboard/messaging';
 import { createPool } from '@flowboard/pg-kit';
 import { loadFilesProto } from '@flowboard/proto';
 import {
@@ -137,44 +137,15 @@ export function createApp(
     purge: makePurgeAttachments({ attachments, blobs, logger }),
     logger,
   });
-  let consumer: EventConsumer | undefined;
-  let stopping = false;
-  let wake: (() => void) | undefined;
-  let joining: Promise<void> | undefined;
-
-  /** Joins the consumer group in the background, retrying with back-off until it works or the app stops. */
-  async function consume(): Promise<void> {
-    for (let attempt = 0; !stopping; attempt++) {
-      const candidate = new EventConsumer({
-        kafka,
-        groupId: config.KAFKA_GROUP_ID,
-        topics: DELETION_TOPICS,
-        logger,
-        metrics,
-        handle,
-      });
-      consumer = candidate;
-      try {
-        await candidate.start();
-        if (stopping) await candidate.stop();
-        else
-          logger.info({ topics: DELETION_TOPICS, group: config.KAFKA_GROUP_ID }, 'consuming deletion events');
-        return;
-      } catch (err) {
-        await candidate.stop().catch(() => undefined);
-        if (stopping) return;
-        const delay = Math.min(CONSUMER_RETRY_MS.max, CONSUMER_RETRY_MS.initial * 2 ** attempt);
-        logger.warn({ err, retryInMs: delay }, 'could not start the Kafka consumer; retrying');
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-    }
-  }
+  const consumer = new BackgroundConsumer({
+    kafka,
+    groupId: config.KAFKA_GROUP_ID,
+    topics: DELETION_TOPICS,
+    logger,
+    metrics,
+    handle,
+    joinRetryMs: CONSUMER_RETRY_MS,
+  });
 
   let stopped: Promise<void> | undefined;
   return {
@@ -186,7 +157,7 @@ export function createApp(
       const grpcPort = await grpcServer.start();
       const httpPort = await listen(httpServer, config.HTTP_PORT, config.HOST);
       logger.info({ port: httpPort }, 'internal HTTP server listening');
-      joining = consume();
+      consumer.start();
       if (config.SWEEP_INTERVAL_SECONDS > 0) {
         sweepTimer = setInterval(() => void sweepOnce(), config.SWEEP_INTERVAL_SECONDS * 1000);
         sweepTimer.unref();
@@ -194,14 +165,11 @@ export function createApp(
       return { grpcPort, httpPort };
     },
     sweep,
-    consuming: () => !stopping && consumer?.isReady() === true,
+    consuming: () => consumer.isReady(),
     stop: () =>
       (stopped ??= (async () => {
-        stopping = true;
         clearInterval(sweepTimer);
-        wake?.();
-        await consumer?.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'));
-        if (joining) await Promise.race([joining, new Promise((r) => setTimeout(r, 5_000).unref())]);
+        await consumer.stop();
         await closeHttp(httpServer, logger);
         await grpcServer.stop();
         await sweeping;

@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
-import { createPool, OutboxRelay } from '@flowboard/pg-kit';
+import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
 import { loadMembershipProto } from '@flowboard/proto';
 import {
   createGrpcServer,
@@ -41,21 +41,6 @@ export interface MembershipApp {
   /** The bound metrics port once started (METRICS_PORT 0 = any free port). */
   metricsPort(): number;
 }
-
-/** How long shutdown lets an outbox pass finish before abandoning it (an unreachable broker retries for minutes). */
-const RELAY_GRACE_MS = 3_000;
-/** Bound for each later shutdown step, so stop() always ends within the grace period of runService. */
-const STEP_TIMEOUT_MS = 5_000;
-
-/** Resolves true when `promise` settles within `ms`, false otherwise. */
-const settlesWithin = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
-  Promise.race([
-    promise.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<false>((resolve) => setTimeout(resolve, ms, false).unref()),
-  ]);
 
 /** The composition root: pool, repositories, use cases, gRPC server and outbox relay. */
 export function createApp(config: MembershipConfig, options: { logger?: Logger } = {}): MembershipApp {
@@ -150,17 +135,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
     stop() {
       stopping ??= (async () => {
         await server.stop();
-        const relayStopped = relay.stop();
-        if (!(await settlesWithin(relayStopped, RELAY_GRACE_MS))) {
-          logger.warn(
-            'outbox relay still publishing at shutdown (Kafka unreachable?); its batch stays in the outbox',
-          );
-        }
-        // Fails a pass stuck on an unreachable broker, so it releases its connection; its rows are sent after restart.
-        publisher.close();
-        const released = await settlesWithin(relayStopped, STEP_TIMEOUT_MS);
-        if (!(await settlesWithin(publisher.disconnect(), STEP_TIMEOUT_MS)))
-          logger.warn('Kafka producer did not disconnect in time');
+        const released = await stopOutbox(relay, publisher, logger);
         // pool.end() waits for checked-out clients; a relay pass still holding one would keep it waiting.
         if (released) await pool.end();
         await metricsServer.stop();

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { inviteCreatedV1 } from '@flowboard/events';
-import { createKafka, EventConsumer } from '@flowboard/messaging';
+import { BackgroundConsumer, createKafka } from '@flowboard/messaging';
 import {
   closeServer,
   createHealthServer,
@@ -36,9 +36,6 @@ export interface NotifierOverrides {
   /** First and longest wait between attempts to join the consumer group. */
   retryDelayMs?: { initial: number; max: number };
 }
-
-/** A consumer start stuck on an unreachable broker must not hold shutdown past the grace period. */
-const START_ABANDON_MS = 5_000;
 
 export function createApp(config: NotifierConfig, overrides: NotifierOverrides = {}): NotifierApp {
   const logger = overrides.logger ?? createLogger('notifier', config.LOG_LEVEL);
@@ -81,55 +78,19 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
     logger,
   });
 
-  let consumer: EventConsumer | undefined;
-  let stopping = false;
-  let wake: (() => void) | undefined;
-  let joining: Promise<void> | undefined;
-  const retryDelayMs = sendRetryDelay({ initialMs: config.RETRY_INITIAL_MS, maxMs: config.RETRY_MAX_MS });
+  const consumer = new BackgroundConsumer({
+    kafka,
+    groupId: config.KAFKA_GROUP_ID,
+    topics: [inviteCreatedV1.topic],
+    logger,
+    metrics,
+    handle,
+    retryDelayMs: sendRetryDelay({ initialMs: config.RETRY_INITIAL_MS, maxMs: config.RETRY_MAX_MS }),
+    joinRetryMs: retry,
+  });
   // Ready = in the consumer group and delivering: a partition waiting out a mail-server (or Redis) failure makes
   // /readyz 503 until it delivers again, so an outage shows on the pod; /livez stays 200 (a restart cannot help).
-  const http = createHealthServer(
-    () => !stopping && consumer?.isReady() === true && consumer.retrying().length === 0,
-  );
-
-  /** Joins the group, retrying with exponential back-off until it works or the app stops. */
-  async function joinGroup(): Promise<void> {
-    for (let attempt = 0; !stopping; attempt++) {
-      const candidate = new EventConsumer({
-        kafka,
-        groupId: config.KAFKA_GROUP_ID,
-        topics: [inviteCreatedV1.topic],
-        logger,
-        metrics,
-        handle,
-        retryDelayMs,
-      });
-      consumer = candidate;
-      try {
-        await candidate.start();
-        if (stopping)
-          await candidate.stop(); // stop() ran while we were connecting
-        else
-          logger.info(
-            { topic: inviteCreatedV1.topic, group: config.KAFKA_GROUP_ID },
-            'consuming invite events',
-          );
-        return;
-      } catch (err) {
-        await candidate.stop().catch(() => undefined);
-        if (stopping) return;
-        const delay = Math.min(retry.max, retry.initial * 2 ** attempt);
-        logger.warn({ err, retryInMs: delay }, 'could not start the Kafka consumer; retrying');
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-    }
-  }
+  const http = createHealthServer(() => consumer.isReady() && consumer.retrying().length === 0);
 
   let stopped: Promise<void> | undefined;
 
@@ -139,17 +100,13 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
       await metricsServer.start();
       const port = await listen(http, config.HTTP_PORT, config.HTTP_HOST);
       logger.info({ port }, 'health endpoints listening');
-      joining = joinGroup();
+      consumer.start();
       return port;
     },
 
     stop() {
       stopped ??= (async () => {
-        stopping = true; // /readyz answers 503 from now on
-        wake?.();
-        await consumer?.stop().catch((err: unknown) => logger.warn({ err }, 'consumer stop failed'));
-        if (joining)
-          await Promise.race([joining, new Promise((r) => setTimeout(r, START_ABANDON_MS).unref())]);
+        await consumer.stop(); // not ready from its first line on: /readyz answers 503
         if (redis.status === 'wait' || redis.status === 'end') redis.disconnect();
         else await redis.quit().catch(() => redis.disconnect());
         mailer.close();

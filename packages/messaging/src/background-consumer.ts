@@ -1,4 +1,4 @@
-import { EventConsumer, type EventConsumerOptions } from '@flowboard/messaging';
+import { EventConsumer, type EventConsumerOptions } from './index';
 import type { Logger } from '@flowboard/service-kit';
 
 export interface BackgroundConsumerOptions extends EventConsumerOptions {
@@ -11,7 +11,7 @@ const START_ABANDON_MS = 5_000;
 
 /**
  * Joins the consumer group in the background and keeps retrying with exponential back-off, so the service starts
- * and serves gRPC while Kafka is down; events wait in Kafka meanwhile (the notifier does the same).
+ * and serves while Kafka is down; events wait in Kafka meanwhile. Used by every consumer (boards, files, notifier).
  */
 export class BackgroundConsumer {
   private consumer: EventConsumer | undefined;
@@ -27,6 +27,11 @@ export class BackgroundConsumer {
 
   isReady(): boolean {
     return !this.stopping && this.consumer?.isReady() === true;
+  }
+
+  /** Partitions waiting out a failed message (see EventConsumer.retrying); none before the group is joined. */
+  retrying(): ReturnType<EventConsumer['retrying']> {
+    return this.consumer?.retrying() ?? [];
   }
 
   async stop(logger: Logger = this.options.logger): Promise<void> {
