@@ -9,7 +9,9 @@
 //    one, and one or two of 20 tags (when the tag tables exist).
 // 3. Runs each scenario with autocannon at BENCH_CONNECTIONS connections for BENCH_DURATION seconds, after a
 //    short warm-up, and prints one table.
+import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
@@ -175,16 +177,36 @@ function run(title, { keys, method = 'GET', path, body, duration = DURATION, con
 
 const rand = (n) => 1 + Math.floor(Math.random() * n);
 
-async function main() {
+function optionValue(name) {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+// --reuse keeps the project of the previous --reuse run (same BENCH_STORIES) instead of seeding a new one: for
+// measuring one change after another without 40 s of seeding and a new 100,000-story project each time.
+async function seededProject() {
+  const statePath = path.join(env('FLOWBOARD_HOME', '.flowboard'), `bench-project-${STORIES}.json`);
+  if (process.argv.includes('--reuse')) {
+    const saved = await readFile(statePath, 'utf8').then(JSON.parse, () => undefined);
+    if (saved) {
+      log(`reusing project ${saved.projectId} from ${statePath}`);
+      return saved;
+    }
+  }
   const db = new pg.Client({ connectionString: DATABASE_URL, options: '-c search_path=boards' });
   await db.connect();
-  const { userId, keys, projectId } = await setUp();
-  let seeded;
   try {
-    seeded = await seed(db, projectId, userId);
+    const { userId, keys, projectId } = await setUp();
+    const seeded = await seed(db, projectId, userId);
+    await writeFile(statePath, JSON.stringify({ keys, projectId, seeded }));
+    return { keys, projectId, seeded };
   } finally {
     await db.end();
   }
+}
+
+async function main() {
+  const { keys, projectId, seeded } = await seededProject();
   const P = `/api/v1/projects/${projectId}`;
   const tags = seeded.withTags ? 'with=tags&' : '';
   // Tags are an enrichment only once the gateway knows it; without it the scenario measures the plain page.
@@ -219,8 +241,15 @@ async function main() {
       },
     ],
   ];
+  const only = optionValue('--only');
+  const chosen = only
+    ? only
+        .split(',')
+        .map((n) => scenarios[Number(n) - 1])
+        .filter(Boolean)
+    : scenarios;
   const rows = [];
-  for (const [title, options] of scenarios) {
+  for (const [title, options] of chosen) {
     log(`warm-up: ${title}`);
     await run(title, { keys, ...options, duration: 2 });
     log(
@@ -243,13 +272,14 @@ async function main() {
   console.table(rows);
   // The issue's targets next to what was measured (rows in the order of `scenarios`).
   const [page1, page900, , , single] = rows;
-  console.log(
-    [
-      `page of 100, 32 connections: p99 ${page1['p99 ms']} ms (target < 50 ms)`,
-      `page 900 / page 1 at 32 connections, p50: ${(page900['p50 ms'] / page1['p50 ms']).toFixed(2)}x (target <= 1.5x)`,
-      `single-story GET: ${single['req/s']} req/s (target >= 2,000)`,
-    ].join('\n'),
-  );
+  if (!only)
+    console.log(
+      [
+        `page of 100, 32 connections: p99 ${page1['p99 ms']} ms (target < 50 ms)`,
+        `page 900 / page 1 at 32 connections, p50: ${(page900['p50 ms'] / page1['p50 ms']).toFixed(2)}x (target <= 1.5x)`,
+        `single-story GET: ${single['req/s']} req/s (target >= 2,000)`,
+      ].join('\n'),
+    );
   const load = os
     .loadavg()
     .map((l) => l.toFixed(1))

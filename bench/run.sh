@@ -11,5 +11,5 @@ source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
 source "$FLOWBOARD_HOME/infra.env"
 export GATEWAY_URL="http://127.0.0.1:$FLOWBOARD_GATEWAY_PORT"
 http_ok "$GATEWAY_URL/readyz" || die "the gateway at $GATEWAY_URL is not ready: run 'npm start' first"
-export BOARDS_DATABASE_URL
+export BOARDS_DATABASE_URL FLOWBOARD_HOME
 exec node "$REPO/bench/bench.mjs" "$@"

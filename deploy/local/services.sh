@@ -6,6 +6,8 @@
 # Needs a built repo (npx turbo run build) and running infrastructure (infra.sh start), whose settings come from
 # $FLOWBOARD_HOME/infra.env; without that file, the same variables must already be in the environment.
 # Logs in $FLOWBOARD_HOME/logs/<service>.log, pid files in $FLOWBOARD_HOME/run.
+# FLOWBOARD_NODE_ARGS adds node options NODE_OPTIONS refuses, for profiling (docs/benchmarks.md):
+#   FLOWBOARD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/profiles" deploy/local/services.sh start
 set -euo pipefail
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -134,7 +136,8 @@ cmd_start() {
     service_env "$svc"
     log "$svc: starting on 127.0.0.1:$(service_ports "$svc" | sed 's/:[A-Z_]*//g; s/ /, /g')"
     # cwd = the service's folder, as `npm start` in that workspace would have it.
-    (cd "$REPO/services/$svc" && start_detached "$svc" "$LOG_DIR/$svc.log" env -i "${SVC_ENV[@]}" node dist/main.js)
+    (cd "$REPO/services/$svc" && start_detached "$svc" "$LOG_DIR/$svc.log" env -i "${SVC_ENV[@]}" \
+      node ${FLOWBOARD_NODE_ARGS:-} dist/main.js)
   done
   for svc in "${started[@]}"; do
     wait_ready "$svc" "$LOG_DIR/$svc.log" 60 service_ready "$svc" || die "$svc failed to start (npm stop cleans up)"

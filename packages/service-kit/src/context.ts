@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /** What every log line and every outgoing call of one request needs to know. */
 export interface RequestContext {
@@ -12,4 +12,12 @@ const storage = new AsyncLocalStorage<RequestContext>();
 
 export const runWithContext = <T>(context: RequestContext, fn: () => T): T => storage.run(context, fn);
 export const currentContext = (): RequestContext | undefined => storage.getStore();
-export const newRequestId = (): string => randomBytes(8).toString('hex');
+/**
+ * 16 random hex digits. Taken from randomUUID, which draws from a cached entropy pool, rather than randomBytes,
+ * which asks the kernel on every call (measurable on a gateway serving thousands of requests a second). The
+ * slices skip the UUID's fixed version and variant digits.
+ */
+export const newRequestId = (): string => {
+  const uuid = randomUUID();
+  return uuid.slice(0, 8) + uuid.slice(9, 13) + uuid.slice(24, 28);
+};

@@ -9,6 +9,7 @@ import {
   type Logger,
 } from '@flowboard/service-kit';
 import { ApiKeyAuthenticator } from './authz/api-keys';
+import { CacheEpoch } from './authz/cache-epoch';
 import { GuardedCache } from './authz/guarded-cache';
 import { JsonCache } from './authz/json-cache';
 import { ProjectAccessResolver } from './authz/project-access';
@@ -51,8 +52,19 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
   const filesProxy = createFilesProxy(config.FILES_HTTP_URL);
   const cache = new JsonCache(redis, logger);
   const decisions = new GuardedCache(redis, logger);
-  const authenticator = new ApiKeyAuthenticator(membership, decisions, config.AUTH_CACHE_TTL_SECONDS);
-  const access = new ProjectAccessResolver(membership, decisions, config.ACCESS_CACHE_TTL_SECONDS);
+  const cacheEpoch = new CacheEpoch(redis, logger);
+  const authenticator = new ApiKeyAuthenticator(
+    membership,
+    decisions,
+    config.AUTH_CACHE_TTL_SECONDS,
+    cacheEpoch,
+  );
+  const access = new ProjectAccessResolver(
+    membership,
+    decisions,
+    config.ACCESS_CACHE_TTL_SECONDS,
+    cacheEpoch,
+  );
   const readiness = createReadiness(redis, [
     { address: config.MEMBERSHIP_ADDR, service: MEMBERSHIP_SERVICE },
     { address: config.BOARDS_ADDR, service: BOARDS_SERVICE },
@@ -66,7 +78,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       filesProxy,
       access,
       apiKeys: authenticator,
-      users: new UserDirectory(membership, cache, config.USER_CACHE_TTL_SECONDS),
+      users: new UserDirectory(membership, cache, config.USER_CACHE_TTL_SECONDS, cacheEpoch),
       operatorToken: config.OPERATOR_TOKEN,
     }),
   );
@@ -76,6 +88,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       router,
       authenticator,
       access,
+      cacheEpoch,
       readiness,
       bodyLimit: config.BODY_LIMIT_BYTES,
       rateLimits: createRateLimits(
@@ -133,6 +146,9 @@ function createRedis(url: string, logger: Logger): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: 500,
+    // Commands issued within one turn of the event loop (by every request in flight) go out as one write and
+    // come back as one read: under load, most of a request's Redis calls share their round trip with others'.
+    enableAutoPipelining: true,
   });
   let lastError = '';
   redis.on('error', (err: Error) => {

@@ -159,8 +159,12 @@ export function storyRepository(db: Queryable): StoryRepository {
       // Without a filter each phase's count is stored (phases.story_count, kept by triggers); else counted.
       const unfiltered = query.filter === undefined && query.ids === undefined;
       const count = unfiltered ? 'w.story_count::bigint' : `(SELECT count(*) ${matches})`;
-      const result = await db.query<StoryRow & { total: string | number }>(
-        `WITH counts AS MATERIALIZED (
+      const result = await db.query<StoryRow & { total: string | number }>({
+        // Unfiltered pages (the common case) always have the same text: prepared once per connection, they run
+        // on PostgreSQL's cached generic plan instead of being planned again for every page (planning cost
+        // more than running the query). Filtered texts vary with the filter and are planned each time.
+        name: unfiltered ? `boards-story-page${query.phaseId === undefined ? '' : '-in-phase'}` : undefined,
+        text: `WITH counts AS MATERIALIZED (
            SELECT w.id, w.position, ${count} AS n FROM phases w WHERE w.project_id = $1${phase}
          ), windows AS (
            SELECT id, position, n, (coalesce(sum(n) OVER (ORDER BY position) - n, 0))::bigint AS before FROM counts
@@ -174,8 +178,8 @@ export function storyRepository(db: Queryable): StoryRepository {
            WHERE w.before < ${offset} + ${limit} AND w.before + w.n > ${offset}
            ORDER BY w.position, x.board_position
          ) page ON true`,
-        params,
-      );
+        values: params,
+      });
       const total = Number(result.rows[0]?.total ?? 0);
       const stories = result.rows.filter((r) => r.id !== null).map(toStoryRecord);
       return { stories, total };

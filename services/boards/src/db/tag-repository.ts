@@ -195,13 +195,15 @@ export function tagRepository(db: Queryable): TagRepository {
 
     async listForStories(projectId, storyIds) {
       if (storyIds.length === 0) return [];
-      const result = await db.query<TagRow & { story_id: number }>(
-        `SELECT st.story_id, t.id, t.project_id, t.name FROM story_tags st
+      // Named (prepared once per connection): every page with=tags runs it.
+      const result = await db.query<TagRow & { story_id: number }>({
+        name: 'boards-story-tags',
+        text: `SELECT st.story_id, t.id, t.project_id, t.name FROM story_tags st
          JOIN tags t ON t.project_id = st.project_id AND t.id = st.tag_id
          WHERE st.project_id = $1 AND st.story_id = ANY($2::int[])
          ORDER BY st.story_id, t.id`,
-        [projectId, storyIds],
-      );
+        values: [projectId, storyIds],
+      });
       return result.rows.map((r) => ({ storyId: r.story_id, tag: toTagRecord(r) }));
     },
 

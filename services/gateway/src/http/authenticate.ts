@@ -25,6 +25,7 @@ export function authenticate(authenticator: ApiKeyAuthenticator): RequestHandler
     if (state.match?.kind === 'found' && state.match.route.public) return next();
     const key = extractApiKey(req.headers, state.query);
     if (key === undefined) throw new DomainError('Unauthenticated', 'An API key is required.');
+    await state.cacheEpochRead; // before any locally cached decision is trusted
     const user = await authenticator.authenticate(key);
     state.user = user;
     state.context.userId = user.id;

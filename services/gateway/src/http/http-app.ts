@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger, MetricsRegistry } from '@flowboard/service-kit';
 import type { ApiKeyAuthenticator } from '../authz/api-keys';
+import type { CacheEpoch } from '../authz/cache-epoch';
 import type { ProjectAccessResolver } from '../authz/project-access';
 import type { Readiness } from '../readiness';
 import { authenticate } from './authenticate';
@@ -16,6 +17,7 @@ import { requestContext } from './request-context';
 import type { Router } from './router';
 import { matchRoute, rejectUnrouted } from './routing';
 import { negotiate, normalizePath } from './target';
+import { readAhead } from './read-ahead';
 import type { RateLimits } from './rate-limit';
 
 export interface HttpAppDeps {
@@ -23,6 +25,7 @@ export interface HttpAppDeps {
   router: Router;
   authenticator: ApiKeyAuthenticator;
   access: ProjectAccessResolver;
+  cacheEpoch: CacheEpoch;
   readiness: Readiness;
   bodyLimit: number;
   rateLimits: RateLimits;
@@ -34,7 +37,7 @@ export interface HttpAppDeps {
 
 /**
  * The request path (design.md): context → compression → CORS/preflight → path → health → docs → format → route →
- * address limit (429) → 401 → key limit (429) → 404/405 →
+ * Redis reads started (cache epoch, key count) → address limit (429) → 401 → key limit (429) → 404/405 →
  * project access (404/403) → handler (sub-resource 404, then body 413/400) → reply; one error middleware.
  */
 export function createHttpApp(deps: HttpAppDeps): Express {
@@ -50,6 +53,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(docs()); // the OpenAPI document and /docs: public, outside the route table
   app.use(negotiate());
   app.use(matchRoute(deps.router));
+  app.use(readAhead(deps.cacheEpoch, deps.authenticator, deps.rateLimits));
   app.use(deps.rateLimits.addressGate);
   app.use(authenticate(deps.authenticator));
   app.use(deps.rateLimits.countFailedAuthentication);

@@ -3,6 +3,7 @@ import type { membership } from '@flowboard/proto';
 import type { RequestContext } from '@flowboard/service-kit';
 import type { ProjectAccess } from '../authz/access';
 import type { Format } from './negotiate';
+import type { RateLimitState } from './rate-limit';
 import type { NormalizedTarget } from './normalize-path';
 import { Query } from './query';
 import type { RouteMatch } from './router';
@@ -16,6 +17,10 @@ export interface RequestState {
   /** JSON until negotiation ran, so even the earliest error has a format. */
   format: Format;
   match?: RouteMatch;
+  /** The cache epoch's read for this request (readAhead): local cache entries wait for it. */
+  cacheEpochRead?: Promise<void>;
+  /** The API key's rate-limit count, when readAhead started it. */
+  keySpend?: Promise<RateLimitState | undefined>;
   user?: membership.User__Output;
   project?: ProjectAccess;
 }

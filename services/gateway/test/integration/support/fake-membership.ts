@@ -24,6 +24,8 @@ export class FakeMembership {
   readonly calls = new Calls();
   readonly users = new Map<number, User>();
   readonly keys = new Map<string, number>();
+  /** API key id → the key, for DeleteApiKey. */
+  readonly keyIds = new Map<number, string>();
   readonly projects = new Map<number, FakeProject>();
   /** The storage limit GetProjectAccount reports for every account without its own. */
   storageLimitBytes = 1024 * 1024 * 1024;
@@ -35,7 +37,7 @@ export class FakeMembership {
     this.nextId = idBase;
   }
 
-  addUser(name: string): { user: User; key: string } {
+  addUser(name: string): { user: User; key: string; keyId: number } {
     const id = ++this.nextId;
     const user: User = {
       id,
@@ -48,7 +50,9 @@ export class FakeMembership {
     const key = randomBytes(16).toString('hex');
     this.users.set(id, user);
     this.keys.set(key, id);
-    return { user, key };
+    const keyId = ++this.nextId;
+    this.keyIds.set(keyId, key);
+    return { user, key, keyId };
   }
 
   addProject(owner: User, name: string): FakeProject {
@@ -151,8 +155,18 @@ export class FakeMembership {
       ListProjectMembers: h('ListProjectMembers', notFaked),
       GetProjectMember: h('GetProjectMember', notFaked),
       AddProjectMember: h('AddProjectMember', notFaked),
-      RemoveProjectMember: h('RemoveProjectMember', notFaked),
-      // Invites after creation, project list/update/delete, API keys and PUT /me: e2e against the real service.
+      RemoveProjectMember: h(
+        'RemoveProjectMember',
+        async (req: membership.RemoveProjectMemberRequest__Output, userId) => {
+          const fake = this.visible(req.project_id, userId());
+          const member = Number(req.user?.id);
+          if (member === fake.project.owner?.id || !fake.access.delete(member))
+            throw new DomainError('NotFound', 'No such member.');
+          return {};
+        },
+      ),
+      // Invites after creation, project list/update/delete, listing and creating API keys: e2e against the real
+      // service.
       ListInvites: h('ListInvites', notFaked),
       GetInvite: h('GetInvite', notFaked),
       DeleteInvite: h('DeleteInvite', notFaked),
@@ -163,7 +177,14 @@ export class FakeMembership {
       DeleteProject: h('DeleteProject', notFaked),
       ListApiKeys: h('ListApiKeys', notFaked),
       CreateApiKey: h('CreateApiKey', notFaked),
-      DeleteApiKey: h('DeleteApiKey', notFaked),
+      DeleteApiKey: h('DeleteApiKey', async (req: membership.DeleteApiKeyRequest__Output, userId) => {
+        const key = this.keyIds.get(Number(req.api_key_id));
+        if (key === undefined || this.keys.get(key) !== userId())
+          throw new DomainError('NotFound', 'No such key.');
+        this.keys.delete(key);
+        this.keyIds.delete(Number(req.api_key_id));
+        return { key_hash: sha256(key) };
+      }),
       UpdateCurrentUser: h(
         'UpdateCurrentUser',
         async (req: membership.UpdateCurrentUserRequest__Output, userId) => {

@@ -1,0 +1,132 @@
+import type { Logger } from '@flowboard/service-kit';
+import type Redis from 'ioredis';
+
+/** One number in Redis that every replica reads once per request and every invalidation advances. */
+const EPOCH_KEY = 'gateway:cache-epoch';
+
+// A missing epoch (first use, or Redis restarted empty) starts from the server's clock in microseconds: beyond
+// any value it held before, so a replica can never mistake a new epoch for the one its entries were stored
+// under (invalidations are far rarer than one a microsecond).
+const START_IF_MISSING = `
+if not redis.call('GET', KEYS[1]) then
+  local now = redis.call('TIME')
+  redis.call('SET', KEYS[1], now[1] .. string.format('%06d', tonumber(now[2])))
+end`;
+
+const READ = `${START_IF_MISSING}
+return redis.call('GET', KEYS[1])`;
+
+const ADVANCE = `${START_IF_MISSING}
+return tostring(redis.call('INCR', KEYS[1]))`;
+
+interface EpochCommands {
+  gatewayCacheEpoch(key: string): Promise<string>;
+  gatewayAdvanceCacheEpoch(key: string): Promise<string>;
+}
+
+/**
+ * Keeps the gateway's in-process caches exact across replicas. Each request reads the epoch before it uses a
+ * local entry (one command, sent in the same pipelined write as the request's rate-limit reads); every
+ * invalidation — a key deleted, a member removed, a user renamed — advances it before its response is sent.
+ * A replica that sees a new epoch empties all its local caches, so a revocation holds from the very next
+ * request on every replica, as it did when every decision came from Redis; between invalidations, repeated
+ * decisions cost no Redis round trip of their own.
+ *
+ * While the epoch can't be read (Redis down), local entries are not used at all: the caller goes to Redis
+ * (which fails fast) and then to the source, as before.
+ */
+export class CacheEpoch {
+  private current: string | undefined;
+  private readonly caches = new Set<LocalCache<unknown>>();
+  private readonly redis: Redis & EpochCommands;
+
+  constructor(
+    redis: Redis,
+    private readonly logger: Logger,
+  ) {
+    redis.defineCommand('gatewayCacheEpoch', { numberOfKeys: 1, lua: READ });
+    redis.defineCommand('gatewayAdvanceCacheEpoch', { numberOfKeys: 1, lua: ADVANCE });
+    this.redis = redis as Redis & EpochCommands;
+  }
+
+  /** The epoch local entries are valid under; undefined while unknown (never read, or the last read failed). */
+  get known(): string | undefined {
+    return this.current;
+  }
+
+  /** Reads the epoch; never rejects. A change (or a failure) empties every local cache. */
+  async refresh(): Promise<void> {
+    const epoch = await this.redis.gatewayCacheEpoch(EPOCH_KEY).catch(() => undefined);
+    this.moveTo(epoch);
+  }
+
+  /** After a change that cached decisions may not outlive: every replica's local caches start over. */
+  async advance(): Promise<void> {
+    this.moveTo(undefined); // this replica at once, whatever Redis says
+    try {
+      this.moveTo(await this.redis.gatewayAdvanceCacheEpoch(EPOCH_KEY));
+    } catch (err) {
+      this.logger.warn(
+        { err: { message: err instanceof Error ? err.message : String(err) } },
+        'cache epoch not advanced; other replicas may serve local entries until they expire',
+      );
+    }
+  }
+
+  register(cache: LocalCache<unknown>): void {
+    this.caches.add(cache);
+  }
+
+  private moveTo(epoch: string | undefined): void {
+    if (epoch === this.current) return;
+    this.current = epoch;
+    for (const cache of this.caches) cache.clear();
+  }
+}
+
+/** Taken before asking the source: a value may be stored only if no invalidation happened since. */
+export type StoreTicket = string | undefined;
+
+/**
+ * An in-process cache in front of Redis, valid only under the epoch it was filled in, bounded in size (the
+ * oldest entry goes first) and in age (each entry lives `ttlMs`, as its Redis copy does).
+ */
+export class LocalCache<T> {
+  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
+
+  constructor(
+    private readonly epoch: CacheEpoch,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {
+    epoch.register(this as LocalCache<unknown>);
+  }
+
+  get(key: string): T | undefined {
+    if (this.epoch.known === undefined) return undefined;
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt > Date.now()) return entry.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  /** Take this before reading Redis or the source, and hand it to `set` with what they answered. */
+  ticket(): StoreTicket {
+    return this.epoch.known;
+  }
+
+  set(key: string, value: T, ticket: StoreTicket): void {
+    // An invalidation since the ticket was taken (or an unknown epoch): the value may be the revoked one.
+    if (ticket === undefined || ticket !== this.epoch.known) return;
+    if (this.entries.size >= this.maxEntries && !this.entries.has(key)) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
