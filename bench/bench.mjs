@@ -177,6 +177,15 @@ function run(title, { keys, method = 'GET', path, body, duration = DURATION, con
 
 const rand = (n) => 1 + Math.floor(Math.random() * n);
 
+/** Busy CPU time of the whole machine so far, in ms (Linux /proc/stat: user..steal minus idle and iowait). */
+async function machineCpuMs() {
+  const stat = await readFile('/proc/stat', 'utf8').catch(() => undefined);
+  if (!stat) return undefined;
+  const [, ...ticks] = stat.split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = ticks;
+  return ((user + nice + system + irq + softirq + steal) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
 function optionValue(name) {
   const at = process.argv.indexOf(name);
   return at === -1 ? undefined : process.argv[at + 1];
@@ -255,7 +264,9 @@ async function main() {
     log(
       `measuring: ${title} (${options.connections ?? CONNECTIONS} connections, ${options.duration ?? DURATION} s)`,
     );
+    const cpuBefore = await machineCpuMs();
     const { result } = await run(title, { keys, ...options });
+    const cpuMs = (await machineCpuMs()) - cpuBefore;
     rows.push({
       scenario: title,
       'req/s': Math.round(result.requests.average),
@@ -264,6 +275,9 @@ async function main() {
       'p99 ms': result.latency.p99,
       requests: result.requests.total,
       errors: result.errors + result.timeouts + result.non2xx,
+      // What one request costs the whole machine (every service, the databases and this load generator), which
+      // queueing does not blur: the figure to compare between runs on a noisy host.
+      'CPU ms/req': cpuMs === undefined ? '-' : (cpuMs / result.requests.total).toFixed(2),
     });
   }
   console.log(

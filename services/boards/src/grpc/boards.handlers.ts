@@ -182,7 +182,17 @@ export function boardsHandlers(logger: Logger, useCases: BoardsUseCases): boards
           pageSize: request.page_size,
           users: request.users,
         });
-        return { stories: stories.map(toStoryMessage), total_items: total };
+        const tags = request.include_tags
+          ? await useCases.batchGetStoryTags(
+              request.project_id,
+              stories.map((s) => s.id),
+            )
+          : undefined;
+        return {
+          stories: stories.map(toStoryMessage),
+          total_items: total,
+          story_tags: tags ? storyTagsMessages(tags) : [],
+        };
       },
     ),
 
@@ -710,14 +720,11 @@ function tagHandlers(
     BatchGetStoryTags: unary(
       logger,
       async (r: boards.BatchGetStoryTagsRequest__Output): Promise<boards.BatchGetStoryTagsResponse> => {
-        const byStory = await useCases.batchGetStoryTags(r.project_id, r.story_ids);
-        return {
-          stories: [...byStory].map(([storyId, tags]) => ({
-            story_id: storyId,
-            tags: tags.map(toTagMessage),
-          })),
-        };
+        return { stories: storyTagsMessages(await useCases.batchGetStoryTags(r.project_id, r.story_ids)) };
       },
     ),
   };
 }
+
+const storyTagsMessages = (byStory: ReadonlyMap<number, TagRecord[]>): boards.StoryTags[] =>
+  [...byStory].map(([storyId, tags]) => ({ story_id: storyId, tags: tags.map(toTagMessage) }));

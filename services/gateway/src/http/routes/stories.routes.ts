@@ -68,14 +68,19 @@ export async function storyDtosFor(
   call: { project: Pick<Call['project'], 'projectId' | 'projectName'> },
   stories: boards.Story__Output[],
   enrich: ReadonlySet<string>,
+  /** The stories' tags, when the call that listed them brought them along (ListStories with include_tags). */
+  listedTags?: boards.StoryTags__Output[],
 ): Promise<Dto[]> {
   const { projectId, projectName } = call.project;
   const storyIds = stories.map((s) => s.id);
   const wantTasks = enrich.has('tasks') && stories.length > 0;
   const wantComments = enrich.has('comments') && stories.length > 0;
-  // with=tags: one BatchGetStoryTags per response, in parallel with the batches below.
-  const tagBatch =
-    enrich.has('tags') && stories.length > 0 ? deps.boards.batchGetStoryTags(projectId, storyIds) : undefined;
+  // with=tags: one BatchGetStoryTags per response, in parallel with the batches below (unless already listed).
+  const tagBatch = listedTags
+    ? Promise.resolve({ stories: listedTags })
+    : enrich.has('tags') && stories.length > 0
+      ? deps.boards.batchGetStoryTags(projectId, storyIds)
+      : undefined;
   tagBatch?.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
   const [taskBatch, commentBatch, historyBatch] = await Promise.all([
     wantTasks ? deps.boards.batchGetStoryTasks(projectId, storyIds) : undefined,
@@ -123,8 +128,12 @@ export type StoryChanges = Omit<boards.UpdateStoryRequest, 'project_id' | 'story
 export function storyHandlers(deps: RouteDeps) {
   const { membership, boards } = deps;
 
-  const storyDtos = (call: Call, stories: boards.Story__Output[], enrich: ReadonlySet<string>) =>
-    storyDtosFor(deps, call, stories, enrich);
+  const storyDtos = (
+    call: Call,
+    stories: boards.Story__Output[],
+    enrich: ReadonlySet<string>,
+    listedTags?: boards.StoryTags__Output[],
+  ) => storyDtosFor(deps, call, stories, enrich, listedTags);
 
   async function storyReply(call: Call, story: boards.Story__Output | null, enrich: ReadonlySet<string>) {
     if (!story) throw new DomainError('Internal', 'boards returned no story');
@@ -228,21 +237,24 @@ export function storyHandlers(deps: RouteDeps) {
       return storyReply(call, story, enrich);
     },
 
-    /** `GET P/stories` (F, E, Pg): one ListStories call, one BatchGetUsers call. */
+    /** `GET P/stories` (F, E, Pg): one ListStories call (with the tags when asked), one BatchGetUsers call. */
     async list(call: Call): Promise<Reply> {
       const { projectId } = call.project;
       const enrich = call.enrichments(STORY_ENRICHMENTS);
       const paging = call.paging();
       const where = call.query.get('where') ?? '';
       const users = await filterUsers(membership, projectId, where);
-      const { stories, total_items } = await boards.listStories({
+      const withTags = enrich.has('tags');
+      const { stories, total_items, story_tags } = await boards.listStories({
         project_id: projectId,
         where,
         page: paging.page,
         page_size: paging.pageSize,
         users,
+        include_tags: withTags,
       });
-      return page('story', pageDto(await storyDtos(call, stories, enrich), paging, total_items));
+      const dtos = await storyDtos(call, stories, enrich, withTags ? story_tags : undefined);
+      return page('story', pageDto(dtos, paging, total_items));
     },
 
     /**

@@ -154,7 +154,9 @@ export class FakeBoards {
       ListStories: h('ListStories', async (req: boards.ListStoriesRequest__Output) => {
         const all = [...this.stories.values()].filter((s) => s.project_id === req.project_id);
         const start = (req.page - 1) * req.page_size;
-        return { stories: all.slice(start, start + req.page_size), total_items: all.length };
+        const stories = all.slice(start, start + req.page_size);
+        const story_tags = req.include_tags ? stories.map((s) => ({ story_id: s.id, tags: [] })) : [];
+        return { stories, total_items: all.length, story_tags };
       }),
       UpdateStory: h('UpdateStory', async (req: boards.UpdateStoryRequest__Output) => {
         const story = this.stories.get(`${req.project_id}:${req.story_id}`);
