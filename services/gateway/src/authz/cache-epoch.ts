@@ -123,7 +123,8 @@ export class LocalCache<T> {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+    // One object now serves many requests: frozen, so no handler can change what the next one sees.
+    this.entries.set(key, { value: Object.freeze(value), expiresAt: Date.now() + this.ttlMs });
   }
 
   clear(): void {

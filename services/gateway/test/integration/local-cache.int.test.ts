@@ -98,6 +98,18 @@ describe('decisions cached in each replica (kept exact by the cache epoch)', () 
     expect(await creatorName()).toBe('Mrs. Featherbottom');
   });
 
+  it('an epoch lost from Redis starts again from the server clock, so it never repeats an old value', async () => {
+    const { key } = h.membership.addUser('Kitty Sanchez');
+    expect((await replicaA('/api/v1/me', { key })).status).toBe(200);
+    const before = BigInt((await redis.get('gateway:cache-epoch')) ?? '0');
+    await redis.del('gateway:cache-epoch'); // as after a Redis restart without persistence
+    expect((await replicaA('/api/v1/me', { key })).status).toBe(200);
+    const after = BigInt((await redis.get('gateway:cache-epoch')) ?? '0');
+    expect(after).toBeGreaterThan(before);
+    // Microseconds since 1970: the clock part, not a counter restarted from 1.
+    expect(after).toBeGreaterThan(1_700_000_000_000_000n);
+  });
+
   it('without Redis, nothing is served from memory: every request asks membership', async () => {
     const offline = apiClient((await h.gateway({ REDIS_URL: 'redis://127.0.0.1:1' })).baseUrl);
     const { key } = h.membership.addUser('Oscar Bluth');
