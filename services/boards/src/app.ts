@@ -44,6 +44,7 @@ import { makeBatchGetStoryComments } from './application/batch-get-story-comment
 import { makeDeleteProjectBoard } from './application/delete-project-board';
 import { makeBatchGetStoryHistory } from './application/batch-get-story-history';
 import { makeBatchGetProjectMetrics } from './application/batch-get-project-metrics';
+import { makeBatchListPhases } from './application/batch-list-phases';
 import { makeListOwnedStories } from './application/list-owned-stories';
 import { storyHistoryReader } from './db/story-history-reader';
 import { tagUseCases } from './application/tag-use-cases';
@@ -153,6 +154,7 @@ export function createApp(
     batchGetStoryComments: makeBatchGetStoryComments(store),
     batchGetStoryHistory: makeBatchGetStoryHistory(history),
     batchGetProjectMetrics: makeBatchGetProjectMetrics(history, config.METRICS_WINDOW_DAYS),
+    batchListPhases: makeBatchListPhases(store),
     listOwnedStories: makeListOwnedStories(history),
   });
   const proto = loadBoardsProto();

@@ -1,4 +1,4 @@
-import { uniqueSuffix } from '@flowboard/testing';
+import { metricValue, requireEnv, uniqueSuffix } from '@flowboard/testing';
 import {
   accessLadder,
   accessMatrix,
@@ -23,7 +23,46 @@ beforeAll(async () => {
 
 const P = (id: number) => `/api/v1/projects/${id}`;
 
+/** How many calls of a boards RPC boards has served so far (its Prometheus endpoint). */
+async function boardsCalls(method: string): Promise<number> {
+  const { FLOWBOARD_BOARDS_METRICS_PORT: port } = requireEnv('FLOWBOARD_BOARDS_METRICS_PORT');
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return (
+    metricValue(text, 'flowboard_grpc_server_handled_total', { grpc_method: method, grpc_code: 'OK' }) ?? 0
+  );
+}
+
 describe('project list', () => {
+  it('with=phases: each project its own phases, from ONE boards call for the whole page', async () => {
+    const user = await signUp('proj-phases');
+    const projects = [
+      await createProject(user.key),
+      await createProject(user.key),
+      await createProject(user.key),
+    ];
+    const added = await api(`${P(projects[1]!.id)}/phases`, {
+      method: 'POST',
+      key: user.key,
+      body: { name: 'Review', description: 'only on the second board' },
+    });
+    expect(added.status).toBe(200);
+    const [batchBefore, singleBefore] = [
+      await boardsCalls('BatchListPhases'),
+      await boardsCalls('ListPhases'),
+    ];
+
+    const res = await api('/api/v1/projects?with=phases', { key: user.key });
+    expect(res.status).toBe(200);
+    expect(await boardsCalls('BatchListPhases')).toBe(batchBefore + 1);
+    expect(await boardsCalls('ListPhases')).toBe(singleBefore);
+    for (const [i, project] of projects.entries()) {
+      const own = await api(`${P(project.id)}/phases`, { key: user.key });
+      expect(res.json.items[i].id).toBe(project.id);
+      expect(res.json.items[i].phases).toEqual(own.json.items);
+    }
+    expect(res.json.items[1].phases).toHaveLength(6);
+  });
+
   it("lists only the caller's projects, with filter, paging and enrichments, in JSON and XML", async () => {
     const a = await createProject(owner.key, `Alpha ${tag}`);
     const b = await createProject(owner.key, `Beta ${tag}`);

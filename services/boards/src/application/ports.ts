@@ -109,6 +109,8 @@ export interface PhaseRepository {
   insertMany(projectId: number, phases: readonly PhaseTemplate[]): Promise<void>;
   /** By position. Empty when the board does not exist. */
   listByProject(projectId: number): Promise<PhaseRecord[]>;
+  /** Each project's phases by position, in one query; a project without a board is not in the map. */
+  listByProjects(projectIds: readonly number[]): Promise<Map<number, PhaseRecord[]>>;
   /** The phase with this id in this project (or the Backlog when `phaseId` is 'backlog'); undefined when none. */
   findPlacement(projectId: number, phaseId: number | 'backlog'): Promise<PhasePlacement | undefined>;
   /** The phase with this id in this project; undefined when none. */

@@ -5,6 +5,7 @@ import { makeCreateStory, type CreateStoryCommand } from './create-story';
 import { makeGetStory } from './get-story';
 import { makeDeleteStory } from './delete-story';
 import { makeListPhases } from './list-phases';
+import { makeBatchListPhases } from './batch-list-phases';
 import { makeListStories } from './list-stories';
 import { makeUpdateStory } from './update-story';
 import { makeCreatePhase } from './create-phase';
@@ -100,6 +101,14 @@ function fakeStore() {
       },
       async listByProject(projectId) {
         return phases.filter((p) => p.projectId === projectId).sort((a, b) => a.position - b.position);
+      },
+      async listByProjects(projectIds) {
+        const byProject = new Map<number, PhaseRecord[]>();
+        for (const id of projectIds) {
+          const own = await this.listByProject(id);
+          if (own.length) byProject.set(id, own);
+        }
+        return byProject;
       },
       async findPlacement(projectId, phaseId) {
         const own = phases.filter((p) => p.projectId === projectId);
@@ -330,6 +339,26 @@ describe('ListPhases', () => {
   it('is NotFound without a board', async () => {
     const { store } = fakeStore();
     expect((await rejection(makeListPhases(store)(5))).kind).toBe('NotFound');
+  });
+});
+
+describe('BatchListPhases', () => {
+  it('answers every project asked for, in that order, once; no board → no phases', async () => {
+    const { store } = fakeStore();
+    await makeCreateBoard(store)(1);
+    await makeCreateBoard(store)(3);
+    const result = await makeBatchListPhases(store)([3, 2, 1, 3]);
+    expect([...result.keys()]).toEqual([3, 2, 1]);
+    expect(result.get(2)).toEqual([]);
+    expect(result.get(1)?.map((p) => p.name)).toEqual(['Backlog', 'Ready', 'Working', 'Complete', 'Archive']);
+    expect(result.get(3)?.every((p) => p.projectId === 3)).toBe(true);
+  });
+
+  it('refuses a non-positive id and more than 1000 projects', async () => {
+    const { store } = fakeStore();
+    expect((await rejection(makeBatchListPhases(store)([1, 0]))).kind).toBe('InvalidArgument');
+    const many = Array.from({ length: 1001 }, (_, i) => i + 1);
+    expect((await rejection(makeBatchListPhases(store)(many))).kind).toBe('InvalidArgument');
   });
 });
 

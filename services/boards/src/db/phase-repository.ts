@@ -42,6 +42,21 @@ export function phaseRepository(db: Queryable): PhaseRepository {
       return result.rows.map(toPhaseRecord);
     },
 
+    async listByProjects(projectIds) {
+      const result = await db.query<PhaseRow>(
+        `SELECT ${COLUMNS} FROM phases WHERE project_id = ANY($1::bigint[]) ORDER BY project_id, position`,
+        [projectIds],
+      );
+      const byProject = new Map<number, PhaseRecord[]>();
+      for (const row of result.rows) {
+        const phase = toPhaseRecord(row);
+        const list = byProject.get(phase.projectId);
+        if (list) list.push(phase);
+        else byProject.set(phase.projectId, [phase]);
+      }
+      return byProject;
+    },
+
     async findPlacement(projectId, phaseId) {
       const byId = phaseId !== 'backlog';
       const result = await db.query<PhaseRow & { last_position: number }>(

@@ -30,6 +30,7 @@ import type { DeleteComment } from '../application/delete-comment';
 import type { BatchGetStoryComments } from '../application/batch-get-story-comments';
 import type { BatchGetStoryHistory } from '../application/batch-get-story-history';
 import type { BatchGetProjectMetrics } from '../application/batch-get-project-metrics';
+import type { BatchListPhases } from '../application/batch-list-phases';
 import type { ListOwnedStories } from '../application/list-owned-stories';
 import type { ListTags } from '../application/list-tags';
 import type { GetTag } from '../application/get-tag';
@@ -80,6 +81,7 @@ export interface BoardsUseCases extends TagUseCases {
   batchGetStoryComments: BatchGetStoryComments;
   batchGetStoryHistory: BatchGetStoryHistory;
   batchGetProjectMetrics: BatchGetProjectMetrics;
+  batchListPhases: BatchListPhases;
   listOwnedStories: ListOwnedStories;
 }
 
@@ -140,6 +142,19 @@ export function boardsHandlers(logger: Logger, useCases: BoardsUseCases): boards
       async (request: boards.ListPhasesRequest__Output): Promise<boards.ListPhasesResponse> => {
         const phases = await useCases.listPhases(request.project_id, request.where);
         return { phases: phases.map(toPhaseMessage) };
+      },
+    ),
+
+    BatchListPhases: unary(
+      logger,
+      async (request: boards.BatchListPhasesRequest__Output): Promise<boards.BatchListPhasesResponse> => {
+        const byProject = await useCases.batchListPhases(request.project_ids);
+        return {
+          projects: [...byProject].map(([projectId, phases]) => ({
+            project_id: projectId,
+            phases: phases.map(toPhaseMessage),
+          })),
+        };
       },
     ),
 

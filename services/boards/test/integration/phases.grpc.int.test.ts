@@ -170,6 +170,35 @@ describe('phases', () => {
   });
 });
 
+describe('BatchListPhases', () => {
+  it("answers each project's phases by position in one call, the order asked; no board → none", async () => {
+    const [a, b, none] = [newProjectId(), newProjectId(), newProjectId()];
+    await createBoard(a);
+    await createBoard(b);
+    await createPhase({ project_id: b, name: 'Review' }); // before Archive: b has six
+    const { projects } = await call<boards.BatchListPhasesResponse__Output>('BatchListPhases', {
+      project_ids: [b, none, a, b],
+    });
+    expect(projects.map((p) => p.project_id)).toEqual([b, none, a]);
+    expect(projects[0]!.phases).toEqual(await listPhases(b));
+    expect(projects[0]!.phases.map((p) => p.name)).toEqual([
+      'Backlog',
+      'Ready',
+      'Working',
+      'Complete',
+      'Review',
+      'Archive',
+    ]);
+    expect(projects[1]!.phases).toEqual([]);
+    expect(projects[2]!.phases).toEqual(await listPhases(a));
+  });
+
+  it('refuses a non-positive id (INVALID_ARGUMENT)', async () => {
+    const err = await grpcError(call('BatchListPhases', { project_ids: [newProjectId(), -1] }));
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+  });
+});
+
 describe('phase stories', () => {
   it('ListPhaseStories narrows and slices; ReorderPhaseStories takes exactly the phase stories', async () => {
     const projectId = newProjectId();

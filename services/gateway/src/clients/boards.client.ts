@@ -31,6 +31,7 @@ export function createBoardsClient(address: string, deadlineMs: number, metrics?
       'BatchGetStoryTags',
       'BatchGetStoryHistory',
       'BatchGetProjectMetrics',
+      'BatchListPhases',
       'ListOwnedStories',
     ],
   });
@@ -39,6 +40,8 @@ export function createBoardsClient(address: string, deadlineMs: number, metrics?
     createBoard: (projectId: number) => unaryCall(client, 'CreateBoard', { project_id: projectId }, options),
     listPhases: (projectId: number, where = '') =>
       unaryCall(client, 'ListPhases', { project_id: projectId, where }, options),
+    batchListPhases: (projectIds: number[]) =>
+      unaryCall(client, 'BatchListPhases', { project_ids: projectIds }, options),
     createStory: (request: boards.CreateStoryRequest) => unaryCall(client, 'CreateStory', request, options),
     getStory: (projectId: number, storyId: number) =>
       unaryCall(client, 'GetStory', { project_id: projectId, story_id: storyId }, options),

@@ -92,8 +92,8 @@ export function projectHandlers(deps: RouteDeps) {
 
     /**
      * `GET /api/v1/projects` (api-compat §5.2): the caller's projects at any access level; `where=name:...`;
-     * membership filters and pages, and enriches only the page. `phases` costs one boards call per project
-     * of the page (boards has no batch read).
+     * membership filters and pages, and enriches only the page: `metrics` and `phases` are one boards call
+     * each for the whole page.
      */
     async list(call: Call): Promise<Reply> {
       const enrich = call.enrichments(PROJECT_ENRICHMENTS);
@@ -107,28 +107,26 @@ export function projectHandlers(deps: RouteDeps) {
         // Membership refuses (403) unless the caller is admin of every project of the page.
         include_invites: enrich.has('invites'),
       });
-      // One BatchGetProjectMetrics call for the whole page.
-      const metrics = await projectMetricsFor(
-        boards,
-        projects.flatMap((entry) => (entry.project ? [entry.project.id] : [])),
-        enrich,
-      );
-      const items = await Promise.all(
-        projects.map(async (entry) => {
-          if (!entry.project) throw new DomainError('Internal', 'ListProjects returned an empty entry');
-          const phases = enrich.has('phases')
-            ? (await boards.listPhases(entry.project.id)).phases
-            : undefined;
-          return projectDto(entry.project, {
-            details: enrich.has('details'),
-            members: enrich.has('members') ? entry.members : undefined,
-            metrics: metrics?.get(entry.project.id),
-            phases,
-            roles: enrich.has('roles') ? entry.roles : undefined,
-            invites: enrich.has('invites') ? entry.invites : undefined,
-          });
-        }),
-      );
+      const projectIds = projects.flatMap((entry) => (entry.project ? [entry.project.id] : []));
+      const [metrics, phases] = await Promise.all([
+        projectMetricsFor(boards, projectIds, enrich),
+        enrich.has('phases') && projectIds.length > 0
+          ? boards
+              .batchListPhases(projectIds)
+              .then((r) => new Map(r.projects.map((p) => [p.project_id, p.phases])))
+          : undefined,
+      ]);
+      const items = projects.map((entry) => {
+        if (!entry.project) throw new DomainError('Internal', 'ListProjects returned an empty entry');
+        return projectDto(entry.project, {
+          details: enrich.has('details'),
+          members: enrich.has('members') ? entry.members : undefined,
+          metrics: metrics?.get(entry.project.id),
+          phases: phases ? (phases.get(entry.project.id) ?? []) : undefined,
+          roles: enrich.has('roles') ? entry.roles : undefined,
+          invites: enrich.has('invites') ? entry.invites : undefined,
+        });
+      });
       return page('project', pageDto(items, paging, total_items));
     },
 

@@ -328,6 +328,12 @@ export class FakeBoards {
           projects: req.project_ids.map((id) => ({ project_id: id })),
         }),
       ),
+      BatchListPhases: h('BatchListPhases', async (req: boards.BatchListPhasesRequest__Output) => ({
+        projects: [...new Set(req.project_ids)].map((id) => ({
+          project_id: id,
+          phases: this.phases.get(id) ?? [],
+        })),
+      })),
       ListOwnedStories: h('ListOwnedStories', async (req: boards.ListOwnedStoriesRequest__Output) => {
         const owned = [...this.stories.values()].filter(
           (s) => s.owner_id === req.owner_id && req.project_ids.includes(s.project_id),
