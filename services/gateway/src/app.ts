@@ -80,6 +80,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       apiKeys: authenticator,
       users: new UserDirectory(membership, cache, config.USER_CACHE_TTL_SECONDS, cacheEpoch),
       operatorToken: config.OPERATOR_TOKEN,
+      logger,
     }),
   );
   const server = http.createServer(

@@ -45,6 +45,23 @@ describe('projects', () => {
     expect(h.boards.calls.count('CreateBoard')).toBe(1);
   });
 
+  it('boards failing CreateBoard → 503 and the project deleted again (nothing half-written)', async () => {
+    const before = new Set(h.membership.projects.keys());
+    h.boards.createBoardFails = true;
+    try {
+      const res = await api('/api/v1/projects', { key: gob.key, method: 'POST', body: { name: 'Half' } });
+      expect(res.status).toBe(503);
+      expect(res.json).toMatchObject({ status: 503 });
+    } finally {
+      h.boards.createBoardFails = false;
+    }
+    expect(h.membership.calls.count('DeleteProject')).toBe(1);
+    expect([...h.membership.projects.keys()].filter((id) => !before.has(id))).toEqual([]);
+    expect(
+      (await api('/api/v1/projects', { key: gob.key, method: 'POST', body: { name: 'Whole' } })).status,
+    ).toBe(200);
+  });
+
   it('POST /api/v1/projects without a name → 400 naming it', async () => {
     const res = await api('/api/v1/projects', { key: gob.key, method: 'POST', body: { description: 'x' } });
     expect(res.status).toBe(400);

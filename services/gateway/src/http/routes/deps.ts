@@ -1,3 +1,4 @@
+import type { Logger } from '@flowboard/service-kit';
 import type { ApiKeyAuthenticator } from '../../authz/api-keys';
 import type { ProjectAccessResolver } from '../../authz/project-access';
 import type { BoardsClient } from '../../clients/boards.client';
@@ -17,6 +18,8 @@ export interface RouteDeps {
   users: UserDirectory;
   /** Cached key verifications, dropped when a key is deleted or its user changes. */
   apiKeys: ApiKeyAuthenticator;
+  /** For what a handler must tell operators about (a failed compensation); never bodies or personal data. */
+  logger: Logger;
   /** OPERATOR_TOKEN: the admin endpoints' credential; undefined = they are 404. */
   operatorToken?: string;
 }

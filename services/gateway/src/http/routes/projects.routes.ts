@@ -29,7 +29,7 @@ function projectEnrichments(call: Call, access: EffectiveAccess): ReadonlySet<st
 }
 
 export function projectHandlers(deps: RouteDeps) {
-  const { membership, boards, access } = deps;
+  const { membership, boards, access, logger } = deps;
 
   /** The project with the requested enrichments; what a create already knows is not fetched again. */
   async function projectView(
@@ -66,10 +66,10 @@ export function projectHandlers(deps: RouteDeps) {
   return {
     /**
      * `POST /api/v1/projects` (api-compat §6): membership creates the project and its roles, then boards its
-     * default phases. CreateBoard is idempotent and retried on UNAVAILABLE.
+     * default phases. CreateBoard is idempotent and retried on UNAVAILABLE; if it still fails, the project is
+     * deleted again (a saga's compensation) and the caller gets boards' error: a project without a board would
+     * be half-written (no phases, so no story could ever be added), and the client can simply retry the create.
      */
-    // TODO(project-saga): if CreateBoard still fails the project exists without phases; a project-created event
-    // consumed by boards would close that gap.
     async create(call: Call): Promise<Reply> {
       const fields = (await call.body()).object();
       const request = {
@@ -81,7 +81,20 @@ export function projectHandlers(deps: RouteDeps) {
       const enrich = projectEnrichments(call, 'admin');
       const { project } = await membership.createProject(request);
       if (!project) throw new DomainError('Internal', 'CreateProject returned no project');
-      const { phases } = await boards.createBoard(project.id);
+      const { phases } = await boards.createBoard(project.id).catch(async (err: unknown) => {
+        await membership
+          .deleteProject(project.id)
+          .catch((undoErr: unknown) =>
+            logger.error(
+              {
+                projectId: project.id,
+                err: { message: undoErr instanceof Error ? undoErr.message : String(undoErr) },
+              },
+              'project created without a board, and deleting it again failed: delete it by hand',
+            ),
+          );
+        throw err;
+      });
       return resource('project', await projectView(project.id, enrich, { project, phases }));
     },
 

@@ -20,6 +20,8 @@ const DEFAULT_PHASES: Array<[string, string]> = [
 export class FakeBoards {
   readonly calls = new Calls();
   readonly phases = new Map<number, boards.Phase__Output[]>();
+  /** CreateBoard answers UNAVAILABLE while set (after the client's retries, the gateway sees it too). */
+  createBoardFails = false;
   readonly stories = new Map<string, boards.Story__Output>();
   /** Tasks and comments by `project:story`, in list order. */
   readonly tasks = new Map<string, boards.Task__Output[]>();
@@ -115,9 +117,10 @@ export class FakeBoards {
     };
     const implementation: boards.BoardsServiceHandlers = {
       ...tags,
-      CreateBoard: h('CreateBoard', async (req: boards.CreateBoardRequest__Output) => ({
-        phases: this.board(req.project_id),
-      })),
+      CreateBoard: h('CreateBoard', async (req: boards.CreateBoardRequest__Output) => {
+        if (this.createBoardFails) throw new DomainError('Unavailable', 'boards is down (fake)');
+        return { phases: this.board(req.project_id) };
+      }),
       ListPhases: h('ListPhases', async (req: boards.ListPhasesRequest__Output) => ({
         phases: this.board(req.project_id),
       })),

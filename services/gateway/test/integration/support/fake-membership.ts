@@ -174,7 +174,12 @@ export class FakeMembership {
       ListProjects: h('ListProjects', notFaked),
       ListReadableProjects: h('ListReadableProjects', notFaked),
       UpdateProject: h('UpdateProject', notFaked),
-      DeleteProject: h('DeleteProject', notFaked),
+      DeleteProject: h('DeleteProject', async (req: membership.DeleteProjectRequest__Output, userId) => {
+        const fake = this.visible(req.project_id, userId());
+        if (fake.project.owner?.id !== userId()) throw new DomainError('PermissionDenied', 'Owner only.');
+        this.projects.delete(req.project_id);
+        return {};
+      }),
       ListApiKeys: h('ListApiKeys', notFaked),
       CreateApiKey: h('CreateApiKey', notFaked),
       DeleteApiKey: h('DeleteApiKey', async (req: membership.DeleteApiKeyRequest__Output, userId) => {
