@@ -82,17 +82,15 @@ export function projectHandlers(deps: RouteDeps) {
       const { project } = await membership.createProject(request);
       if (!project) throw new DomainError('Internal', 'CreateProject returned no project');
       const { phases } = await boards.createBoard(project.id).catch(async (err: unknown) => {
-        await membership
-          .deleteProject(project.id)
-          .catch((undoErr: unknown) =>
-            logger.error(
-              {
-                projectId: project.id,
-                err: { message: undoErr instanceof Error ? undoErr.message : String(undoErr) },
-              },
-              'project created without a board, and deleting it again failed: delete it by hand',
-            ),
-          );
+        await membership.deleteProject(project.id).catch((undoErr: unknown) =>
+          logger.error(
+            {
+              projectId: project.id,
+              err: { message: undoErr instanceof Error ? undoErr.message : String(undoErr) },
+            },
+            'project created without a board, and deleting it again failed: delete it by hand',
+          ),
+        );
         throw err;
       });
       return resource('project', await projectView(project.id, enrich, { project, phases }));
