@@ -13,14 +13,27 @@ export interface MailMessage extends MailSummary {
 
 const query = (to: string) => `query=${encodeURIComponent(`to:${to}`)}`;
 
+/**
+ * A GET with one retry when the connection itself fails: fetch reuses kept-alive sockets, and one the server
+ * closed for idleness just as it was reused fails with "other side closed" (seen on a loaded CI host while a
+ * test waited for Kafka). GETs are idempotent, so asking again is safe; HTTP errors are not retried.
+ */
+async function get(url: string): Promise<Response> {
+  try {
+    return await fetch(url);
+  } catch {
+    return fetch(url);
+  }
+}
+
 export async function searchMail(mailpitUrl: string, to: string): Promise<MailSummary[]> {
-  const res = await fetch(`${mailpitUrl}/api/v1/search?${query(to)}`);
+  const res = await get(`${mailpitUrl}/api/v1/search?${query(to)}`);
   if (!res.ok) throw new Error(`mail search failed: ${res.status}`);
   return ((await res.json()) as { messages: MailSummary[] }).messages;
 }
 
 export async function getMail(mailpitUrl: string, id: string): Promise<MailMessage> {
-  const res = await fetch(`${mailpitUrl}/api/v1/message/${encodeURIComponent(id)}`);
+  const res = await get(`${mailpitUrl}/api/v1/message/${encodeURIComponent(id)}`);
   if (!res.ok) throw new Error(`mail fetch failed: ${res.status}`);
   return (await res.json()) as MailMessage;
 }

@@ -159,6 +159,19 @@ export function storyRepository(db: Queryable): StoryRepository {
       // Without a filter each phase's count is stored (phases.story_count, kept by triggers); else counted.
       const unfiltered = query.filter === undefined && query.ids === undefined;
       const count = unfiltered ? 'w.story_count::bigint' : `(SELECT count(*) ${matches})`;
+      // Unfiltered, the phase's window is picked by id alone, an index-only scan of the board-order key (migration
+      // 0007), so a deep OFFSET skips index entries rather than fetching every skipped story; only the page's own
+      // rows are read. (A phaseId needs no condition here: `counts` already holds that phase alone.) A filter needs
+      // the story's columns to decide, so filtered windows read the rows directly.
+      const window = unfiltered
+        ? `SELECT ${COLUMNS} FROM (
+             SELECT k.id FROM stories k WHERE k.project_id = $1 AND k.phase_id = w.id
+             ORDER BY k.board_position
+             OFFSET greatest(0, ${offset} - w.before) LIMIT ${offset} + ${limit} - greatest(w.before, ${offset})
+           ) picked JOIN stories s ON s.project_id = $1 AND s.id = picked.id JOIN phases p ON p.id = s.phase_id`
+        : `SELECT ${COLUMNS} ${matches}
+             ORDER BY s.board_position
+             OFFSET greatest(0, ${offset} - w.before) LIMIT ${offset} + ${limit} - greatest(w.before, ${offset})`;
       const result = await db.query<StoryRow & { total: string | number }>({
         // Unfiltered pages (the common case) always have the same text: prepared once per connection, they run
         // on PostgreSQL's cached generic plan instead of being planned again for every page (planning cost
@@ -170,11 +183,7 @@ export function storyRepository(db: Queryable): StoryRepository {
            SELECT id, position, n, (coalesce(sum(n) OVER (ORDER BY position) - n, 0))::bigint AS before FROM counts
          ), total AS (SELECT coalesce(sum(n), 0)::bigint AS total FROM counts)
          SELECT page.*, total.total FROM total LEFT JOIN LATERAL (
-           SELECT x.* FROM windows w CROSS JOIN LATERAL (
-             SELECT ${COLUMNS} ${matches}
-             ORDER BY s.board_position
-             OFFSET greatest(0, ${offset} - w.before) LIMIT ${offset} + ${limit} - greatest(w.before, ${offset})
-           ) x
+           SELECT x.* FROM windows w CROSS JOIN LATERAL (${window}) x
            WHERE w.before < ${offset} + ${limit} AND w.before + w.n > ${offset}
            ORDER BY w.position, x.board_position
          ) page ON true`,
