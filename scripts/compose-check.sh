@@ -3,7 +3,8 @@
 # interpolates it and validates it against the Compose specification (the schema and the cross-references:
 # depends_on targets, networks, volumes...), once for the whole file and once for the infrastructure-only
 # selection (`... up postgres redis kafka minio mailpit`). Then the resolved model is checked for what the README
-# promises: only the gateway and the infrastructure publish ports, and only on 127.0.0.1.
+# promises: only the gateway and the infrastructure publish ports, and only on 127.0.0.1; and every Flowboard
+# container is hardened as in the chart (read-only root filesystem, no capabilities, no-new-privileges).
 #
 # Nothing is built, pulled or started. The Compose CLI is built once with `go install` into $FLOWBOARD_CACHE
 # (~/.cache/flowboard/docker-compose-<version>/); a warm run needs no network.
@@ -45,7 +46,7 @@ compose config --quiet
 log "docker-compose -f $COMPOSE_FILE config --quiet ${INFRA[*]} (infrastructure only)"
 compose config --quiet "${INFRA[@]}"
 
-log "published ports: only ${PUBLISHERS[*]}, only on 127.0.0.1"
+log "published ports: only ${PUBLISHERS[*]}, only on 127.0.0.1; Flowboard containers hardened"
 compose config --format json >"$WORK/model.json"
 node -e '
   const model = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
@@ -56,6 +57,13 @@ node -e '
       if (!allowed.has(name)) problems.push(`${name} publishes ${p.published} (only ${[...allowed].join(", ")} may)`);
       if (p.host_ip !== "127.0.0.1") problems.push(`${name} publishes ${p.published} on ${p.host_ip || "all addresses"}, not 127.0.0.1`);
     }
+  }
+  // The chart hardening holds in compose too, for every Flowboard container (their images are flowboard/*).
+  for (const [name, svc] of Object.entries(model.services)) {
+    if (!String(svc.image ?? "").startsWith("flowboard/")) continue;
+    if (svc.read_only !== true) problems.push(`${name}: root filesystem not read-only`);
+    if (!(svc.cap_drop ?? []).includes("ALL")) problems.push(`${name}: capabilities not dropped`);
+    if (!(svc.security_opt ?? []).includes("no-new-privileges:true")) problems.push(`${name}: no-new-privileges unset`);
   }
   if (problems.length) {
     console.error(problems.map((p) => "FAIL: " + p).join("\n"));
