@@ -30,7 +30,6 @@ export interface StoryRecord {
   ownerId: number | null;
   deadline: Date | null;
   createdAt: Date;
-  updatedAt: Date;
 }
 
 export interface NewStoryRecord {

@@ -159,7 +159,6 @@ function fakeStore() {
           blockedReason: null,
           phase: { id: phase.id, name: phase.name },
           createdAt: now,
-          updatedAt: now,
         };
         stories.push(record);
         return record;

@@ -22,12 +22,11 @@ export interface StoryRow {
   owner_id: number | null;
   deadline: Date | null;
   created_at: Date;
-  updated_at: Date;
 }
 
 /** The story columns with its phase's name, over `stories s JOIN phases p` (also used by story-history-reader). */
 export const COLUMNS = `s.project_id, s.id, s.text, s.details, s.size, s.priority, s.color, s.status, s.blocked_reason,
-  s.phase_id, p.name AS phase_name, s.board_position, s.creator_id, s.owner_id, s.deadline, s.created_at, s.updated_at`;
+  s.phase_id, p.name AS phase_name, s.board_position, s.creator_id, s.owner_id, s.deadline, s.created_at`;
 
 export const toStoryRecord = (row: StoryRow): StoryRecord => ({
   projectId: row.project_id,
@@ -45,7 +44,6 @@ export const toStoryRecord = (row: StoryRow): StoryRecord => ({
   ownerId: row.owner_id,
   deadline: row.deadline,
   createdAt: row.created_at,
-  updatedAt: row.updated_at,
 });
 
 export function storyRepository(db: Queryable): StoryRepository {
