@@ -2,7 +2,8 @@
 # `npm run bench`: seeds one project with BENCH_STORIES stories (default 100,000) straight into the boards
 # schema, then load-tests the board API through the gateway of the RUNNING local stack (`npm start` first; for
 # another stack, export its FLOWBOARD_HOME and FLOWBOARD_*_PORT as for deploy/local). Not part of `npm test`.
-# Knobs: BENCH_STORIES, BENCH_CONNECTIONS (32), BENCH_DURATION seconds per scenario (10), BENCH_KEYS (64).
+# Knobs: BENCH_STORIES, BENCH_CONNECTIONS (32), BENCH_DURATION seconds per scenario (10), BENCH_WARMUP (5),
+# BENCH_KEYS (64). Options: --reuse, --only 1,5, --board (docs/benchmarks.md).
 set -euo pipefail
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
