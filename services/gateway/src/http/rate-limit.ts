@@ -163,10 +163,8 @@ export function createRateLimits(redis: Redis, settings: RateLimitSettings, logg
       // Checking does not spend: only failures do, so a busy office behind one address is never blocked by
       // its own valid keys.
       const current = await addressWindow(address);
-      if (current && current.consumed > current.limit) {
-        const blocked = current;
-        throw tooMany(blocked, 'Too many failed authentications from this address; retry later.');
-      }
+      if (current && current.consumed > current.limit)
+        throw tooMany(current, 'Too many failed authentications from this address; retry later.');
       next();
     },
 
