@@ -26,7 +26,7 @@ export function authenticate(authenticator: ApiKeyAuthenticator): RequestHandler
     const key = extractApiKey(req.headers, state.query);
     if (key === undefined) throw new DomainError('Unauthenticated', 'An API key is required.');
     await state.cacheEpochRead; // before any locally cached decision is trusted
-    const user = await authenticator.authenticate(key);
+    const user = await authenticator.authenticate(key, state.apiKeyHash);
     state.user = user;
     state.context.userId = user.id;
     next();

@@ -178,7 +178,7 @@ export function createRateLimits(redis: Redis, settings: RateLimitSettings, logg
       if (!state.user) return next(); // public route
       const spent = state.keySpend
         ? await state.keySpend
-        : await spend(byKey, apiKeyHash(extractApiKey(req.headers, state.query) ?? ''));
+        : await spend(byKey, state.apiKeyHash ?? apiKeyHash(extractApiKey(req.headers, state.query) ?? ''));
       if (!spent) return next();
       const headers = rateLimitHeaders(spent, duration);
       if (spent.consumed > spent.limit)

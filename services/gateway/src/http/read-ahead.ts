@@ -23,9 +23,12 @@ export function readAhead(
     const match = state.match;
     if (match?.kind === 'found' && !match.route.public) {
       const key = extractApiKey(req.headers, state.query);
-      const keyHash = key === undefined ? undefined : apiKeyHash(key);
-      // Only for a key that was valid here lately: unknown keys must not make counters before they are checked.
-      if (keyHash && authenticator.recognizes(keyHash)) state.keySpend = rateLimits.spendAhead(keyHash);
+      if (key !== undefined) {
+        const keyHash = apiKeyHash(key);
+        state.apiKeyHash = keyHash;
+        // Only for a key that was valid here lately: unknown keys must not make counters before they are checked.
+        if (authenticator.recognizes(keyHash)) state.keySpend = rateLimits.spendAhead(keyHash);
+      }
     }
     next();
   };

@@ -19,6 +19,8 @@ export interface RequestState {
   match?: RouteMatch;
   /** The cache epoch's read for this request (readAhead): local cache entries wait for it. */
   cacheEpochRead?: Promise<void>;
+  /** sha256 of the request's API key (readAhead), for the key cache and the key's rate limit. */
+  apiKeyHash?: string;
   /** The API key's rate-limit count, when readAhead started it. */
   keySpend?: Promise<RateLimitState | undefined>;
   user?: membership.User__Output;
