@@ -2,3 +2,4 @@ export * from './envelope';
 export * from './membership';
 export * from './project-deleted';
 export * from './story-deleted';
+export * from './outbox';

@@ -13,10 +13,11 @@ import {
   type MetricsRegistry,
   type Span,
 } from '@flowboard/service-kit';
+import type { OutboxMessage } from '@flowboard/events';
 import type { Queryable } from './pool';
 import { quoteIdent } from './pool';
 
-/**
+/*
  * The DDL every publishing service includes in its migrations (as `NNNN_outbox.sql`):
  *
  *   CREATE TABLE outbox (
@@ -26,21 +27,13 @@ import { quoteIdent } from './pool';
  *     attempts integer NOT NULL DEFAULT 0, last_error text);
  *   CREATE INDEX outbox_pending ON outbox (available_at, created_at) WHERE published_at IS NULL;
  */
-export interface OutboxEvent {
-  /** The event envelope's id: the relay may publish twice after a crash, consumers dedupe by it. */
-  id: string;
-  topic: string;
-  key: string;
-  payload: unknown;
-  headers?: Record<string, string>;
-}
 
 /**
  * Adds an event in the caller's transaction, so it is published if and only if the state change commits. The
  * active trace context (W3C `traceparent`/`tracestate`) is stored with it in `headers`, so the relay, running
  * later and outside the request, publishes the event as part of the request's trace.
  */
-export async function enqueueOutbox(tx: Queryable, schema: string, event: OutboxEvent): Promise<void> {
+export async function enqueueOutbox(tx: Queryable, schema: string, event: OutboxMessage): Promise<void> {
   const headers = injectTraceContext({ ...event.headers });
   await tx.query(
     `INSERT INTO ${quoteIdent(schema)}.outbox (id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5)`,

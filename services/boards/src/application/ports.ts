@@ -2,6 +2,7 @@ import type { StoryColor } from '../domain/color';
 import type { FilterNode } from '../domain/filter';
 import type { PhaseTemplate, StepType, StoryStatus } from '../domain/phases';
 import type { TaskStatus } from '../domain/tasks';
+import type { Outbox, OutboxMessage } from '@flowboard/events';
 
 /** Ports the use cases depend on; src/db implements them over PostgreSQL, unit tests with fakes. */
 
@@ -254,19 +255,8 @@ export interface CommentRepository {
   delete(projectId: number, storyId: number, commentId: number): Promise<boolean>;
 }
 
-/** An event to publish; written in the caller's transaction (the outbox), so it goes out iff the change commits. */
-export interface OutboxMessage {
-  /** The envelope's id: consumers dedupe by it. */
-  id: string;
-  topic: string;
-  key: string;
-  payload: unknown;
-  headers?: Record<string, string>;
-}
-
-export interface Outbox {
-  enqueue(message: OutboxMessage): Promise<void>;
-}
+// The outbox port is shared by every publishing service (@flowboard/events).
+export type { Outbox, OutboxMessage };
 
 export interface TagRecord {
   id: number;

@@ -2,6 +2,7 @@ import type { AccountOverrides } from '../domain/account';
 import type { AccessLevel, MembershipFacts } from '../domain/access';
 import type { NewProject } from '../domain/project';
 import type { NewUser } from '../domain/user';
+import type { Outbox, OutboxMessage } from '@flowboard/events';
 
 /** The interfaces the use cases need; `src/db/` implements them with PostgreSQL, tests with fakes. */
 
@@ -211,19 +212,8 @@ export interface AccountRepository {
   ): Promise<AccountOverrides | undefined>;
 }
 
-export interface OutboxMessage {
-  /** The event id; consumers deduplicate by it. */
-  id: string;
-  topic: string;
-  key: string;
-  payload: unknown;
-  headers?: Record<string, string>;
-}
-
-/** Events written here are published if and only if the surrounding transaction commits. */
-export interface Outbox {
-  enqueue(message: OutboxMessage): Promise<void>;
-}
+// The outbox port is shared by every publishing service (@flowboard/events).
+export type { Outbox, OutboxMessage };
 
 export interface Repositories {
   users: UserRepository;
