@@ -6,10 +6,14 @@ import {
   createMetricsRegistry,
   listen,
   metricsEndpoint,
+  counter,
   type Logger,
+  type MetricsRegistry,
 } from '@flowboard/service-kit';
 import { ApiKeyAuthenticator } from './authz/api-keys';
 import { CacheEpoch } from './authz/cache-epoch';
+import { BoardVersions } from './caching/board-versions';
+import { ResponseCache, type CacheOutcome } from './caching/response-cache';
 import { GuardedCache } from './authz/guarded-cache';
 import { JsonCache } from './authz/json-cache';
 import { ProjectAccessResolver } from './authz/project-access';
@@ -90,6 +94,17 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       authenticator,
       access,
       cacheEpoch,
+      boardCache: {
+        versions: new BoardVersions(redis, logger),
+        responses: new ResponseCache(
+          cacheEpoch,
+          {
+            maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024,
+            ttlMs: config.RESPONSE_CACHE_TTL_SECONDS * 1000,
+          },
+          countLookups(metrics),
+        ),
+      },
       readiness,
       bodyLimit: config.BODY_LIMIT_BYTES,
       rateLimits: createRateLimits(
@@ -135,6 +150,16 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       await metricsServer.stop();
     },
   };
+}
+
+/** `flowboard_response_cache_lookups_total{outcome}`: the board read cache's hit rate. */
+function countLookups(metrics: MetricsRegistry): (outcome: CacheOutcome) => void {
+  const lookups = counter(metrics, {
+    name: 'flowboard_response_cache_lookups_total',
+    help: 'Board reads by how the response cache answered: hit, shared (a render under way), miss, bypass',
+    labelNames: ['outcome'],
+  });
+  return (outcome) => lookups.inc({ outcome });
 }
 
 /** How long start() waits for Redis before serving without it. */

@@ -24,6 +24,13 @@ export const configSchema = z.object({
   ACCESS_CACHE_TTL_SECONDS: positiveInt(30),
   /** User references shown in responses (creator, owner...); `PUT /me` drops its own at once. */
   USER_CACHE_TTL_SECONDS: positiveInt(300),
+  /**
+   * Rendered answers of board reads kept in each replica's memory, exact across replicas (every change through
+   * the API advances the board's version in Redis first). Budget in MiB; 0 turns the cache off.
+   */
+  RESPONSE_CACHE_MB: z.coerce.number().int().min(0).default(64),
+  /** How long a cached answer lives at most: the bound on staleness if a version advance is ever lost. */
+  RESPONSE_CACHE_TTL_SECONDS: positiveInt(10),
   /** Rate limiting (api-compat §3.3): on unless `false`; counters in Redis, fixed windows. */
   RATE_LIMIT_ENABLED: env.bool(true),
   /** Requests per API key per window. Generous: a busy script, not a person, reaches it. */

@@ -1,8 +1,9 @@
-import { metricValue, requireEnv, uniqueSuffix } from '@flowboard/testing';
+import { uniqueSuffix } from '@flowboard/testing';
 import {
   accessLadder,
   accessMatrix,
   api,
+  boardsCalls,
   childNames,
   createProject,
   signUp,
@@ -22,15 +23,6 @@ beforeAll(async () => {
 });
 
 const P = (id: number) => `/api/v1/projects/${id}`;
-
-/** How many calls of a boards RPC boards has served so far (its Prometheus endpoint). */
-async function boardsCalls(method: string): Promise<number> {
-  const { FLOWBOARD_BOARDS_METRICS_PORT: port } = requireEnv('FLOWBOARD_BOARDS_METRICS_PORT');
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return (
-    metricValue(text, 'flowboard_grpc_server_handled_total', { grpc_method: method, grpc_code: 'OK' }) ?? 0
-  );
-}
 
 describe('project list', () => {
   it('with=phases: each project its own phases, from ONE boards call for the whole page', async () => {

@@ -1,6 +1,7 @@
 import {
   apiClient,
   gatewayContract,
+  metricValue,
   requireEnv,
   uniqueSuffix,
   type ApiClientOptions,
@@ -134,4 +135,13 @@ export async function accessMatrix(
     matrix[caller] = await probe(key);
   }
   return matrix;
+}
+
+/** How many calls of a boards RPC boards has served so far (its Prometheus endpoint). */
+export async function boardsCalls(method: string): Promise<number> {
+  const { FLOWBOARD_BOARDS_METRICS_PORT: port } = requireEnv('FLOWBOARD_BOARDS_METRICS_PORT');
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return (
+    metricValue(text, 'flowboard_grpc_server_handled_total', { grpc_method: method, grpc_code: 'OK' }) ?? 0
+  );
 }

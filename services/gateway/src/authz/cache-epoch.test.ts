@@ -1,24 +1,11 @@
-import type Redis from 'ioredis';
 import { createLogger } from '@flowboard/service-kit';
+import { fakeEpochRedis } from '../../test/unit/fake-epoch-redis';
 import { CacheEpoch, LocalCache } from './cache-epoch';
-
-/** Stands in for Redis's two epoch scripts: the value, and whether Redis answers at all. */
-function fakeRedis() {
-  const server = { epoch: '1000', up: true };
-  const answer = (value: () => string) =>
-    server.up ? Promise.resolve(value()) : Promise.reject(new Error('Connection is closed.'));
-  const redis = {
-    defineCommand: () => undefined,
-    gatewayCacheEpoch: () => answer(() => server.epoch),
-    gatewayAdvanceCacheEpoch: () => answer(() => (server.epoch = String(Number(server.epoch) + 1))),
-  };
-  return { server, redis: redis as unknown as Redis };
-}
 
 const silent = createLogger('test', 'silent');
 
 async function setUp(ttlMs = 60_000, maxEntries = 10_000) {
-  const { server, redis } = fakeRedis();
+  const { server, redis } = fakeEpochRedis();
   const epoch = new CacheEpoch(redis, silent);
   const cache = new LocalCache<{ name: string }>(epoch, ttlMs, maxEntries);
   await epoch.refresh();

@@ -1,23 +1,21 @@
 import type { Logger } from '@flowboard/service-kit';
 import type Redis from 'ioredis';
+import { startFromClockIfMissing } from '../caching/clock-start';
 
 /** One number in Redis that every replica reads once per request and every invalidation advances. */
 const EPOCH_KEY = 'gateway:cache-epoch';
 
-// A missing epoch (first use, or Redis restarted empty) starts from the server's clock in microseconds: beyond
-// any value it held before, so a replica can never mistake a new epoch for the one its entries were stored
-// under (invalidations are far rarer than one a microsecond).
-const START_IF_MISSING = `
-if not redis.call('GET', KEYS[1]) then
-  local now = redis.call('TIME')
-  redis.call('SET', KEYS[1], now[1] .. string.format('%06d', tonumber(now[2])))
-end`;
-
-const READ = `${START_IF_MISSING}
+const READ = `${startFromClockIfMissing()}
 return redis.call('GET', KEYS[1])`;
 
-const ADVANCE = `${START_IF_MISSING}
-return tostring(redis.call('INCR', KEYS[1]))`;
+const ADVANCE = `${startFromClockIfMissing()}
+redis.call('INCR', KEYS[1])
+return redis.call('GET', KEYS[1])`;
+
+/** What a cache kept exact by the epoch offers it. */
+export interface EpochBound {
+  clear(): void;
+}
 
 interface EpochCommands {
   gatewayCacheEpoch(key: string): Promise<string>;
@@ -37,7 +35,7 @@ interface EpochCommands {
  */
 export class CacheEpoch {
   private current: string | undefined;
-  private readonly caches = new Set<LocalCache<unknown>>();
+  private readonly caches = new Set<EpochBound>();
   private readonly redis: Redis & EpochCommands;
 
   constructor(
@@ -73,7 +71,8 @@ export class CacheEpoch {
     }
   }
 
-  register(cache: LocalCache<unknown>): void {
+  /** A cache to empty whenever the epoch moves or can't be read. */
+  register(cache: EpochBound): void {
     this.caches.add(cache);
   }
 
@@ -99,7 +98,7 @@ export class LocalCache<T> {
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
   ) {
-    epoch.register(this as LocalCache<unknown>);
+    epoch.register(this);
   }
 
   get(key: string): T | undefined {

@@ -1,14 +1,43 @@
 import type { RequestHandler } from 'express';
+import type { RenderedBody } from '../caching/response-cache';
+import { cacheableBoardRead, isRead, responseKey, type BoardCache } from './board-cache';
 import { createCall } from './call';
-import { sendReply } from './respond';
+import type { Format } from './negotiate';
+import { renderBody, sendBody, sendReply, type Reply } from './respond';
 import { stateOf } from './state';
 
-/** Runs the matched route's handler and writes its reply in the negotiated format. */
-export function dispatch(bodyLimit: number): RequestHandler {
+/**
+ * Runs the matched route's handler and writes its reply in the negotiated format. A cacheable board read is
+ * answered from the response cache while its board's version holds; any other request on a project (whatever
+ * its outcome: a timed-out write may still land) advances that version before its answer goes out.
+ */
+export function dispatch(bodyLimit: number, cache: BoardCache): RequestHandler {
   return async (req, res) => {
     const state = stateOf(req);
-    if (state.match?.kind !== 'found') throw new Error('dispatch reached without a route');
-    const reply = await state.match.route.handler(createCall(req, res, state, bodyLimit));
+    const match = state.match;
+    if (match?.kind !== 'found') throw new Error('dispatch reached without a route');
+    const call = createCall(req, res, state, bodyLimit);
+    const board = cacheableBoardRead(req.method, state);
+    if (board !== undefined) {
+      const version = (await state.boardVersion) ?? (await cache.versions.start(board));
+      const rendered = await cache.responses.through(board, version, responseKey(state), async () =>
+        cachedBody(await match.route.handler(call), state.format, match.route.pattern),
+      );
+      return sendBody(res, 200, rendered.contentType, rendered.body);
+    }
+    const changedBoard = isRead(req.method) ? undefined : state.project?.projectId;
+    let reply: Reply;
+    try {
+      reply = await match.route.handler(call);
+    } finally {
+      if (changedBoard !== undefined) await cache.versions.advance(changedBoard);
+    }
     if (!res.headersSent) sendReply(res, reply, state.format);
   };
+}
+
+function cachedBody(reply: Reply, format: Format, pattern: string): RenderedBody {
+  const rendered = renderBody(reply, format);
+  if (!rendered) throw new Error(`route ${pattern} is marked cached but answered without a body`);
+  return rendered;
 }

@@ -5,6 +5,7 @@ import type { CacheEpoch } from '../authz/cache-epoch';
 import type { ProjectAccessResolver } from '../authz/project-access';
 import type { Readiness } from '../readiness';
 import { authenticate } from './authenticate';
+import type { BoardCache } from './board-cache';
 import { authorize } from './authorize';
 import { compress } from './compress';
 import { cors } from './cors';
@@ -26,6 +27,8 @@ export interface HttpAppDeps {
   authenticator: ApiKeyAuthenticator;
   access: ProjectAccessResolver;
   cacheEpoch: CacheEpoch;
+  /** Rendered board reads, and the versions that keep them exact. */
+  boardCache: BoardCache;
   readiness: Readiness;
   bodyLimit: number;
   rateLimits: RateLimits;
@@ -37,8 +40,9 @@ export interface HttpAppDeps {
 
 /**
  * The request path (design.md): context → compression → CORS/preflight → path → health → docs → format → route →
- * Redis reads started (cache epoch, key count) → address limit (429) → 401 → key limit (429) → 404/405 →
- * project access (404/403) → handler (sub-resource 404, then body 413/400) → reply; one error middleware.
+ * Redis reads started (cache epoch, key count, board version) → address limit (429) → 401 → key limit (429) → 404/405 →
+ * project access (404/403) → cached answer, or handler (sub-resource 404, then body 413/400) → reply; one error
+ * middleware.
  */
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
@@ -53,14 +57,14 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(docs()); // the OpenAPI document and /docs: public, outside the route table
   app.use(negotiate());
   app.use(matchRoute(deps.router));
-  app.use(readAhead(deps.cacheEpoch, deps.authenticator, deps.rateLimits));
+  app.use(readAhead(deps.cacheEpoch, deps.authenticator, deps.rateLimits, deps.boardCache.versions));
   app.use(deps.rateLimits.addressGate);
   app.use(authenticate(deps.authenticator));
   app.use(deps.rateLimits.countFailedAuthentication);
   app.use(deps.rateLimits.perKey);
   app.use(rejectUnrouted());
   app.use(authorize(deps.access));
-  app.use(dispatch(deps.bodyLimit));
+  app.use(dispatch(deps.bodyLimit, deps.boardCache));
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -26,4 +26,16 @@ export class Query {
   has(name: string): boolean {
     return this.values.has(name.toLowerCase());
   }
+
+  /**
+   * The arguments as one string that is the same for every spelling of the same query (name case, argument
+   * order), without those named in `omit`; values of a repeated name keep their order.
+   */
+  canonical(...omit: string[]): string {
+    const left = new Set(omit.map((name) => name.toLowerCase()));
+    const names = [...this.values.keys()].filter((name) => !left.has(name)).sort();
+    return new URLSearchParams(
+      names.flatMap((name) => (this.values.get(name) ?? []).map((value): [string, string] => [name, value])),
+    ).toString();
+  }
 }

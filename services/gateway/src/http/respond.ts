@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { RenderedBody } from '../caching/response-cache';
 import { PLURALS, type Dto, type PageDto, type ResourceType } from '../representation/dto';
 import { toJson } from '../representation/json';
 import { toXml } from '../representation/xml';
@@ -18,25 +19,27 @@ export const empty = (): Reply => ({ kind: 'empty' });
 export const handled = (): Reply => ({ kind: 'handled' });
 
 export function sendReply(res: Response, reply: Reply, format: Format): void {
+  if (reply.kind === 'empty') return sendEmpty(res);
+  const rendered = renderBody(reply, format);
+  if (rendered) sendBody(res, 200, rendered.contentType, rendered.body);
+}
+
+/** The body of a resource or page reply in `format`; undefined for replies without one. */
+export function renderBody(reply: Reply, format: Format): RenderedBody | undefined {
   switch (reply.kind) {
     case 'resource':
-      return sendBody(
-        res,
-        200,
-        CONTENT_TYPES[format],
-        format === 'xml' ? toXml(reply.type, reply.body) : toJson(reply.body),
-      );
+      return {
+        contentType: CONTENT_TYPES[format],
+        body: format === 'xml' ? toXml(reply.type, reply.body) : toJson(reply.body),
+      };
     case 'page':
-      return sendBody(
-        res,
-        200,
-        CONTENT_TYPES[format],
-        format === 'xml' ? toXml(PLURALS[reply.type], reply.body, reply.type) : toJson(reply.body),
-      );
+      return {
+        contentType: CONTENT_TYPES[format],
+        body: format === 'xml' ? toXml(PLURALS[reply.type], reply.body, reply.type) : toJson(reply.body),
+      };
     case 'empty':
-      return sendEmpty(res);
     case 'handled':
-      return;
+      return undefined;
   }
 }
 

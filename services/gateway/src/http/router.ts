@@ -1,3 +1,4 @@
+import type { Query } from './query';
 import type { Call } from './call';
 import type { Reply } from './respond';
 import type { AccessLevel } from '../authz/access';
@@ -9,6 +10,12 @@ export interface RouteOptions {
   access?: AccessLevel;
   /** Works without an API key: sign-up, and the operator's admin routes (which check their own token). */
   public?: boolean;
+  /**
+   * A read of the project's board (boards' data and user references, nothing else, not the clock): its rendered
+   * answer may be served from the replica's response cache while the board's version is unchanged, for the
+   * queries this accepts.
+   */
+  cached?: (query: Query) => boolean;
 }
 
 export interface Route extends RouteOptions {

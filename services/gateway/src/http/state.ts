@@ -23,6 +23,8 @@ export interface RequestState {
   apiKeyHash?: string;
   /** The API key's rate-limit count, when readAhead started it. */
   keySpend?: Promise<RateLimitState | undefined>;
+  /** The board version this request's cached answer would be under (readAhead, cacheable reads only). */
+  boardVersion?: Promise<string | undefined>;
   user?: membership.User__Output;
   project?: ProjectAccess;
 }

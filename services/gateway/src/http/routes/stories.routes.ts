@@ -10,6 +10,7 @@ import { tagRefsField } from './tag-refs';
 import { storyHistoryBatch, storyHistoryFields } from './story-history';
 import type { Fields } from '../body';
 import type { Call } from '../call';
+import type { Query } from '../query';
 import type { EnrichmentVocabulary } from '../enrichments';
 import { invalidField, optionalReference, optionalString, requiredString, type Reference } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
@@ -57,6 +58,20 @@ function toUserReference(value: unknown): UserReference | null | undefined {
 
 /** Filters naming users (owner:/creator:) need the members, so names can match (api-compat §4.2). */
 const NAMES_USERS = /\b(owner|creator)\s*:/i;
+
+/** Enrichments whose open milestones and steps run to now: a cached answer would be wrong a second later. */
+const RUNS_TO_NOW = /\b(milestones|steps|metrics|everything)\b/i;
+
+/**
+ * Whether a board read's answer may come from the response cache: it must depend on the board and the users'
+ * names only. History enrichments depend on the clock, and owner:/creator: filters on the project's members.
+ */
+export function servableFromCache(query: Query): boolean {
+  return (
+    !query.getAll('with').some((value) => RUNS_TO_NOW.test(value)) &&
+    !query.getAll('where').some((value) => NAMES_USERS.test(value))
+  );
+}
 
 /**
  * Stories as API resources: creator, owner, task finishers and comment authors resolved in ONE batch, the

@@ -1,0 +1,164 @@
+import { createLogger } from '@flowboard/service-kit';
+import { fakeEpochRedis } from '../../test/unit/fake-epoch-redis';
+import { CacheEpoch } from '../authz/cache-epoch';
+import { ResponseCache, type CacheOutcome, type RenderedBody } from './response-cache';
+
+function fakeEpoch() {
+  const { server, redis } = fakeEpochRedis();
+  return { server, epoch: new CacheEpoch(redis, createLogger('test', 'silent')) };
+}
+
+const body = (text: string): RenderedBody => ({ contentType: 'application/json', body: text });
+
+async function setUp(limits = { maxBytes: 1_000_000, ttlMs: 60_000 }) {
+  const { server, epoch } = fakeEpoch();
+  const outcomes: CacheOutcome[] = [];
+  const cache = new ResponseCache(epoch, limits, (outcome) => outcomes.push(outcome));
+  await epoch.refresh();
+  let renders = 0;
+  /** Reads `key` of board `projectId` at `version`; renders `text` when the cache can't answer. */
+  const read = (projectId: number, version: string | undefined, key: string, text = `${key}@${version}`) =>
+    cache
+      .through(projectId, version, key, async () => {
+        renders++;
+        return body(text);
+      })
+      .then((r) => r.body);
+  return { server, epoch, cache, outcomes, read, renders: () => renders };
+}
+
+describe('ResponseCache', () => {
+  it('renders once per board version and key, then answers from memory', async () => {
+    const { read, renders, outcomes } = await setUp();
+    expect(await read(1, '10', 'page1')).toBe('page1@10');
+    expect(await read(1, '10', 'page1', 'other')).toBe('page1@10');
+    expect(await read(1, '10', 'page2')).toBe('page2@10');
+    expect(await read(2, '10', 'page1')).toBe('page1@10');
+    expect(renders()).toBe(3);
+    expect(outcomes).toEqual(['miss', 'hit', 'miss', 'miss']);
+  });
+
+  it('a new version of the board renders again and drops the old version’s answers', async () => {
+    const { read, renders, cache } = await setUp();
+    await read(1, '10', 'page1');
+    await read(1, '10', 'page2');
+    const held = cache.size;
+    expect(await read(1, '11', 'page1')).toBe('page1@11');
+    expect(renders()).toBe(3);
+    expect(cache.size).toBe(held / 2); // only page1@11 left
+  });
+
+  it('a slow render of an older version does not displace the newer one', async () => {
+    const { cache, read, renders } = await setUp();
+    let finishOld: (b: RenderedBody) => void = () => undefined;
+    const old = cache.through(1, '10', 'page1', () => new Promise((resolve) => (finishOld = resolve)));
+    await read(1, '11', 'page1');
+    finishOld(body('stale'));
+    expect((await old).body).toBe('stale'); // its own request gets what it rendered...
+    expect(await read(1, '11', 'page1')).toBe('page1@11'); // ...but version 11 keeps its answer
+    expect(await read(1, '10', 'page1')).toBe('page1@10'); // and 10 is not served from memory any more
+    expect(renders()).toBe(2);
+  });
+
+  it('requests for the same answer at the same time share one render', async () => {
+    const { cache, outcomes } = await setUp();
+    let renders = 0;
+    let finish: (b: RenderedBody) => void = () => undefined;
+    const render = () => {
+      renders++;
+      return new Promise<RenderedBody>((resolve) => (finish = resolve));
+    };
+    const reads = [1, 2, 3].map(() => cache.through(1, '10', 'page1', render));
+    finish(body('shared'));
+    expect((await Promise.all(reads)).map((r) => r.body)).toEqual(['shared', 'shared', 'shared']);
+    expect(renders).toBe(1);
+    expect(outcomes).toEqual(['miss', 'shared', 'shared']);
+  });
+
+  it('a failed render is every waiting request’s error, and nothing is kept', async () => {
+    const { cache, read } = await setUp();
+    const failing = () => Promise.reject(new Error('boards unavailable'));
+    const reads = [cache.through(1, '10', 'p', failing), cache.through(1, '10', 'p', failing)];
+    await expect(Promise.all(reads)).rejects.toThrow('boards unavailable');
+    await expect(reads[1]).rejects.toThrow('boards unavailable');
+    expect(await read(1, '10', 'p', 'fresh')).toBe('fresh');
+  });
+
+  it('empties when the cache epoch moves (a user renamed, access revoked)', async () => {
+    const { read, renders, epoch, server } = await setUp();
+    await read(1, '10', 'page1');
+    server.epoch = '1001';
+    await epoch.refresh();
+    expect(await read(1, '10', 'page1')).toBe('page1@10');
+    expect(renders()).toBe(2);
+  });
+
+  it('keeps nothing rendered while the epoch moved underneath', async () => {
+    const { cache, read, renders, epoch } = await setUp();
+    await cache.through(1, '10', 'page1', async () => {
+      await epoch.advance(); // a rename lands while boards answers
+      return body('maybe the old name');
+    });
+    expect(await read(1, '10', 'page1')).toBe('page1@10');
+    expect(renders()).toBe(1); // the first render was the inline one above; this one rendered again
+  });
+
+  it('without a version or a readable epoch, every read renders', async () => {
+    const { read, renders, server, epoch, outcomes } = await setUp();
+    await read(1, undefined, 'page1');
+    await read(1, undefined, 'page1');
+    server.up = false;
+    await epoch.refresh();
+    await read(1, '10', 'page1');
+    await read(1, '10', 'page1');
+    expect(renders()).toBe(4);
+    expect(outcomes).toEqual(['bypass', 'bypass', 'bypass', 'bypass']);
+  });
+
+  it('with a budget of 0 it keeps nothing', async () => {
+    const { read, renders } = await setUp({ maxBytes: 0, ttlMs: 60_000 });
+    await read(1, '10', 'page1');
+    await read(1, '10', 'page1');
+    expect(renders()).toBe(2);
+  });
+
+  it('over its budget, the board stored into longest ago goes first, whole', async () => {
+    // Each body is 10 characters = 20 bytes; room for three.
+    const { read, renders } = await setUp({ maxBytes: 60, ttlMs: 60_000 });
+    await read(1, '10', 'a', 'aaaaaaaaaa');
+    await read(1, '10', 'b', 'bbbbbbbbbb');
+    await read(2, '10', 'c', 'cccccccccc');
+    await read(1, '10', 'd', 'dddddddddd'); // 80 bytes: board 2 was stored into longest ago
+    expect(renders()).toBe(4);
+    await read(1, '10', 'a');
+    await read(1, '10', 'b');
+    await read(1, '10', 'd');
+    expect(renders()).toBe(4);
+    await read(2, '10', 'c', 'cccccccccc');
+    expect(renders()).toBe(5);
+  });
+
+  it('never keeps a body larger than the whole budget', async () => {
+    const { read, renders, cache } = await setUp({ maxBytes: 10, ttlMs: 60_000 });
+    await read(1, '10', 'big', 'more than five');
+    await read(1, '10', 'big', 'more than five');
+    expect(renders()).toBe(2);
+    expect(cache.size).toBe(0);
+  });
+
+  it('forgets an answer after its TTL', async () => {
+    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+    try {
+      const { read, renders } = await setUp({ maxBytes: 1_000_000, ttlMs: 1_000 });
+      await read(1, '10', 'page1');
+      jest.setSystemTime(999);
+      await read(1, '10', 'page1');
+      expect(renders()).toBe(1);
+      jest.setSystemTime(1_000);
+      await read(1, '10', 'page1');
+      expect(renders()).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
