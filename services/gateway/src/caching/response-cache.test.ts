@@ -38,14 +38,15 @@ describe('ResponseCache', () => {
     expect(outcomes).toEqual(['miss', 'hit', 'miss', 'miss']);
   });
 
-  it('a new version of the board renders again and drops the old version’s answers', async () => {
+  it('a new version of the board renders again, and the old version’s answer is never served again', async () => {
     const { read, renders, cache } = await setUp();
     await read(1, '10', 'page1');
-    await read(1, '10', 'page2');
-    const held = cache.size;
+    const one = cache.size;
     expect(await read(1, '11', 'page1')).toBe('page1@11');
+    expect(await read(1, '11', 'page1')).toBe('page1@11');
+    expect(await read(1, '10', 'page1')).toBe('page1@10'); // a request that read the old version renders
     expect(renders()).toBe(3);
-    expect(cache.size).toBe(held / 2); // only page1@11 left
+    expect(cache.size).toBe(one); // the newer answer replaced the older one
   });
 
   it('a slow render of an older version does not displace the newer one', async () => {
@@ -122,20 +123,21 @@ describe('ResponseCache', () => {
     expect(renders()).toBe(2);
   });
 
-  it('over its budget, the board stored into longest ago goes first, whole', async () => {
+  it('over its budget, the answers stored longest ago go first', async () => {
     // Each body is 10 characters = 20 bytes; room for three.
     const { read, renders } = await setUp({ maxBytes: 60, ttlMs: 60_000 });
     await read(1, '10', 'a', 'aaaaaaaaaa');
-    await read(1, '10', 'b', 'bbbbbbbbbb');
-    await read(2, '10', 'c', 'cccccccccc');
-    await read(1, '10', 'd', 'dddddddddd'); // 80 bytes: board 2 was stored into longest ago
-    expect(renders()).toBe(4);
-    await read(1, '10', 'a');
-    await read(1, '10', 'b');
-    await read(1, '10', 'd');
-    expect(renders()).toBe(4);
-    await read(2, '10', 'c', 'cccccccccc');
+    await read(2, '10', 'b', 'bbbbbbbbbb');
+    await read(1, '10', 'c', 'cccccccccc');
+    await read(1, '11', 'a', 'AAAAAAAAAA'); // replaces a@10: stored last now
+    await read(2, '10', 'd', 'dddddddddd'); // 80 bytes: b, stored longest ago, goes
     expect(renders()).toBe(5);
+    await read(1, '10', 'c');
+    await read(1, '11', 'a');
+    await read(2, '10', 'd');
+    expect(renders()).toBe(5); // all three still held
+    await read(2, '10', 'b', 'bbbbbbbbbb');
+    expect(renders()).toBe(6);
   });
 
   it('never keeps a body larger than the whole budget', async () => {

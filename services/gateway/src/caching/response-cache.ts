@@ -10,14 +10,10 @@ export interface RenderedBody {
 export type CacheOutcome = 'hit' | 'shared' | 'miss' | 'bypass';
 
 interface Entry extends RenderedBody {
+  /** The board version it was rendered under: it answers only requests that read the same one. */
+  version: string;
   expiresAt: number;
   size: number;
-}
-
-/** The cached responses of one board, all under the same version. */
-interface Bucket {
-  version: bigint;
-  entries: Map<string, Entry>;
 }
 
 export interface ResponseCacheLimits {
@@ -27,14 +23,18 @@ export interface ResponseCacheLimits {
   ttlMs: number;
 }
 
+/** Versions are decimal integers without leading zeros (clock microseconds, then counted up). */
+const isOlder = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
+
 /**
  * Rendered read responses of project boards, in this replica's memory, each valid only under the board version
- * and the cache epoch it was rendered under: a change to the board (any version) or to users and access (the
+ * and the cache epoch it was rendered under: a change to the board (a new version) or to users and access (the
  * epoch) makes it unreachable at once. Requests for the same response at the same time render it once and
- * share it. When the budget is exceeded, the boards stored into longest ago go first, whole.
+ * share it. Over the budget, the answers stored longest ago go first (an old version's answers among them).
  */
 export class ResponseCache {
-  private readonly boards = new Map<number, Bucket>();
+  /** By project and key, in the order they were stored: the order eviction takes them in. */
+  private readonly entries = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<RenderedBody>>();
   private bytes = 0;
 
@@ -61,13 +61,13 @@ export class ResponseCache {
       this.observe('bypass');
       return render();
     }
-    const bucket = this.boards.get(projectId);
-    const entry = bucket?.version === BigInt(version) ? bucket.entries.get(key) : undefined;
-    if (entry && entry.expiresAt > Date.now()) {
+    const entryKey = `${projectId} ${key}`;
+    const entry = this.entries.get(entryKey);
+    if (entry && entry.version === version && entry.expiresAt > Date.now()) {
       this.observe('hit');
       return entry;
     }
-    const flightKey = `${projectId} ${version} ${key}`;
+    const flightKey = `${version} ${entryKey}`;
     const flight = this.inFlight.get(flightKey);
     if (flight) {
       this.observe('shared');
@@ -78,7 +78,7 @@ export class ResponseCache {
     this.inFlight.set(flightKey, rendering);
     try {
       const rendered = await rendering;
-      this.store(projectId, BigInt(version), key, rendered, ticket);
+      this.store(entryKey, version, rendered, ticket);
       return rendered;
     } finally {
       this.inFlight.delete(flightKey);
@@ -87,48 +87,33 @@ export class ResponseCache {
 
   /** Everything goes: the epoch moved (a user renamed, access revoked) or can't be read. */
   clear(): void {
-    this.boards.clear();
+    this.entries.clear();
     this.bytes = 0;
   }
 
-  /** Bytes held, for tests and the gauge. */
+  /** Bytes held, for tests. */
   get size(): number {
     return this.bytes;
   }
 
-  private store(
-    projectId: number,
-    version: bigint,
-    key: string,
-    rendered: RenderedBody,
-    ticket: string,
-  ): void {
+  private store(entryKey: string, version: string, rendered: RenderedBody, ticket: string): void {
     // The epoch moved while rendering: the body may show what was just revoked or renamed.
     if (ticket !== this.epoch.known) return;
     const size = rendered.body.length * 2;
     if (size > this.limits.maxBytes) return;
-    let bucket = this.boards.get(projectId);
+    const previous = this.entries.get(entryKey);
     // A slow render of an older version must not displace the newer one.
-    if (bucket && bucket.version > version) return;
-    if (bucket && bucket.version < version) bucket = this.drop(projectId);
-    if (!bucket) bucket = { version, entries: new Map() };
-    this.boards.delete(projectId); // re-inserted last: the most recently stored board
-    this.boards.set(projectId, bucket);
-    const previous = bucket.entries.get(key);
-    if (previous) this.bytes -= previous.size;
-    bucket.entries.set(key, { ...rendered, size, expiresAt: Date.now() + this.limits.ttlMs });
-    this.bytes += size;
-    while (this.bytes > this.limits.maxBytes) {
-      const oldest = this.boards.keys().next().value;
-      if (oldest === undefined) break;
-      this.drop(oldest);
+    if (previous && isOlder(version, previous.version)) return;
+    if (previous) {
+      this.entries.delete(entryKey); // stored again: now the newest
+      this.bytes -= previous.size;
     }
-  }
-
-  private drop(projectId: number): undefined {
-    const bucket = this.boards.get(projectId);
-    if (bucket) for (const entry of bucket.entries.values()) this.bytes -= entry.size;
-    this.boards.delete(projectId);
-    return undefined;
+    this.entries.set(entryKey, { ...rendered, version, size, expiresAt: Date.now() + this.limits.ttlMs });
+    this.bytes += size;
+    for (const [oldestKey, oldest] of this.entries) {
+      if (this.bytes <= this.limits.maxBytes) break;
+      this.entries.delete(oldestKey);
+      this.bytes -= oldest.size;
+    }
   }
 }
