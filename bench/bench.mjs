@@ -24,6 +24,8 @@ const DURATION = Number(env('BENCH_DURATION', '10'));
 // 1,200 requests a minute each (the gateway's default limit): 512 keys allow 10,000 req/s for a minute, above what
 // cached page reads reach here (~4,000/s); with too few, the limiter's fast 429s would pass for fast answers.
 const KEYS = Number(env('BENCH_KEYS', '512'));
+// Phase moves a second in the scenario that reads page 1 while the board changes.
+const WRITE_RATE = Number(env('BENCH_WRITE_RATE', '20'));
 // Seconds of load before each measurement. With 2, the first scenario after a service restart measured 20-30 %
 // slower than the same scenario a minute later (V8 still optimising the request path).
 const WARMUP = Number(env('BENCH_WARMUP', '5'));
@@ -157,7 +159,8 @@ async function seed(db, projectId, userId) {
   return { phaseIds, withTags };
 }
 
-function run(title, { keys, method = 'GET', path, body, duration = DURATION, connections = CONNECTIONS }) {
+/** One autocannon run; `overallRate` caps the requests a second (all connections together). */
+function cannon({ keys, method = 'GET', path, body, duration, connections, overallRate }) {
   let i = 0;
   const request = {
     method,
@@ -174,13 +177,30 @@ function run(title, { keys, method = 'GET', path, body, duration = DURATION, con
   };
   return new Promise((resolve, reject) => {
     autocannon(
-      { url: GATEWAY_URL, connections, duration, requests: [request], timeout: 30 },
-      (err, result) => (err ? reject(err) : resolve({ title, result })),
+      { url: GATEWAY_URL, connections, duration, requests: [request], timeout: 30, overallRate },
+      (err, result) => (err ? reject(err) : resolve(result)),
     );
   });
 }
 
+/**
+ * A scenario: its requests at `connections` for `duration` s, and optionally `alongside` requests at a fixed
+ * rate at the same time (writes changing the board under the reads); the figures are the scenario's own.
+ */
+async function run(title, { duration = DURATION, connections = CONNECTIONS, alongside, ...request }) {
+  const [result, side] = await Promise.all([
+    cannon({ ...request, duration, connections }),
+    alongside && cannon({ keys: request.keys, ...alongside, duration, connections: 2 }),
+  ]);
+  if (side)
+    log(`  alongside: ${side.requests.total} requests${notOk(side) ? `, not 2xx: ${notOk(side)}` : ''}`);
+  return { title, result };
+}
+
 const rand = (n) => 1 + Math.floor(Math.random() * n);
+
+/** Never the same twice in a run (warm-ups included), so no read finds its answer cached. */
+let missSerial = 0;
 
 /** Answers other than 2xx by status, e.g. `429×120`; '' when there were none. */
 function notOk(result) {
@@ -260,6 +280,25 @@ async function main() {
         method: 'PUT',
         path: () => `${P}/stories/${rand(STORIES)}`,
         body: (i) => ({ phase: middle[i % middle.length] }),
+      },
+    ],
+    // Every read a response-cache miss (an argument the API ignores, different each time): what the first read
+    // after each change pays, and what every page cost before the cache.
+    [
+      `GET P/stories?${tagsParam}page=1, every read a cache miss`,
+      { path: () => `${P}/stories?${tagsParam}page=1&bench-miss=${++missSerial}` },
+    ],
+    // The board changing under its readers: each move advances the board's version, so the next read renders.
+    [
+      `GET P/stories?${tagsParam}page=1 while ${WRITE_RATE} moves/s`,
+      {
+        path: `${P}/stories?${tagsParam}page=1`,
+        alongside: {
+          method: 'PUT',
+          path: () => `${P}/stories/${rand(STORIES)}`,
+          body: (i) => ({ phase: middle[i % middle.length] }),
+          overallRate: WRITE_RATE,
+        },
       },
     ],
   ];
