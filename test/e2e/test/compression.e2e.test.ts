@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { gunzipSync, inflateSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { GATEWAY_URL, api, createProject, signUp, type SignedUp } from './support';
 
 /**
@@ -67,6 +67,34 @@ it.each([
   expect(packed.body.length).toBeLessThan(plain.body.length / 3);
   expect(JSON.parse(decode(packed.body).toString('utf8'))).toEqual(JSON.parse(plain.body.toString('utf8')));
 });
+
+it.each([
+  ['gzip', gunzipSync],
+  ['deflate', inflateSync],
+  ['br', brotliDecompressSync],
+])(
+  'a cached board read goes out %s-encoded with its length, the same document once decoded',
+  async (encoding, decode) => {
+    const long = await api(`${P}/stories`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: `long ${encoding}`, details: 'Steve Holt! '.repeat(200) },
+    });
+    expect(long.status).toBe(200);
+    const page = `${P}/stories?with=details`;
+    const plain = await raw(page, { 'X-Zen-ApiKey': owner.key });
+    const packed = await raw(page, { 'X-Zen-ApiKey': owner.key, 'Accept-Encoding': encoding });
+    const again = await raw(page, { 'X-Zen-ApiKey': owner.key, 'Accept-Encoding': encoding });
+    expect(packed.status).toBe(200);
+    expect(packed.headers['content-encoding']).toBe(encoding);
+    expect(packed.headers['content-length']).toBe(String(packed.body.length));
+    expect(packed.headers.vary).toMatch(/accept-encoding/i);
+    expect(packed.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(packed.body.length).toBeLessThan(plain.body.length / 3);
+    expect(decode(packed.body).toString('utf8')).toBe(plain.body.toString('utf8'));
+    expect(again.body.equals(packed.body)).toBe(true);
+  },
+);
 
 it('compresses XML too, and leaves small bodies alone', async () => {
   const xml = await raw(P, {

@@ -9,7 +9,9 @@ export interface RenderedBody {
 /** How a lookup went, for the hit-rate metric. */
 export type CacheOutcome = 'hit' | 'shared' | 'miss' | 'bypass';
 
-interface Entry extends RenderedBody {
+interface Entry {
+  /** The same object for every request it answers (what is derived from it, e.g. a compressed copy, can be kept). */
+  rendered: RenderedBody;
   /** The board version it was rendered under: it answers only requests that read the same one. */
   version: string;
   expiresAt: number;
@@ -65,7 +67,7 @@ export class ResponseCache {
     const entry = this.entries.get(entryKey);
     if (entry && entry.version === version && entry.expiresAt > Date.now()) {
       this.observe('hit');
-      return entry;
+      return entry.rendered;
     }
     const flightKey = `${version} ${entryKey}`;
     const flight = this.inFlight.get(flightKey);
@@ -108,7 +110,7 @@ export class ResponseCache {
       this.entries.delete(entryKey); // stored again: now the newest
       this.bytes -= previous.size;
     }
-    this.entries.set(entryKey, { ...rendered, version, size, expiresAt: Date.now() + this.limits.ttlMs });
+    this.entries.set(entryKey, { rendered, version, size, expiresAt: Date.now() + this.limits.ttlMs });
     this.bytes += size;
     for (const [oldestKey, oldest] of this.entries) {
       if (this.bytes <= this.limits.maxBytes) break;

@@ -1,5 +1,6 @@
-import type { Request, Response } from 'express';
-import { shouldCompress } from './compress';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import express, { type Request, type Response } from 'express';
+import { encodedOnce, negotiatedCoding, shouldCompress } from './compress';
 import type { Route } from './router';
 import { initState } from './state';
 
@@ -9,8 +10,17 @@ function exchange(options: {
   range?: string;
   status?: number;
   headers?: Record<string, string>;
+  method?: string;
+  acceptEncoding?: string;
 }) {
-  const req = { headers: options.range ? { range: options.range } : {} } as unknown as Request;
+  // Express's request methods (acceptsEncodings) over a plain object.
+  const req = Object.assign(Object.create(express.request) as Request, {
+    method: options.method ?? 'GET',
+    headers: {
+      ...(options.range ? { range: options.range } : {}),
+      ...(options.acceptEncoding !== undefined ? { 'accept-encoding': options.acceptEncoding } : {}),
+    },
+  });
   const state = initState(req, { requestId: 'r1' });
   if (options.pattern)
     state.match = { kind: 'found', route: { method: 'GET', pattern: options.pattern } as Route, params: {} };
@@ -51,5 +61,43 @@ describe('shouldCompress', () => {
 
   it('leaves types the library deems incompressible alone', () => {
     expect(shouldCompress(...exchange({ headers: { 'content-type': 'image/png' } }))).toBe(false);
+  });
+});
+
+describe('negotiatedCoding: what a body kept compressed goes out as', () => {
+  const big = 5_000;
+  it('picks the coding the client accepts, by its q-values', () => {
+    expect(negotiatedCoding(...exchange({ acceptEncoding: 'gzip' }), big)).toBe('gzip');
+    expect(negotiatedCoding(...exchange({ acceptEncoding: 'deflate' }), big)).toBe('deflate');
+    expect(negotiatedCoding(...exchange({ acceptEncoding: 'br' }), big)).toBe('br');
+    expect(negotiatedCoding(...exchange({ acceptEncoding: 'br;q=0.5, gzip' }), big)).toBe('gzip');
+  });
+
+  it('identity (undefined) where the middleware would not compress either', () => {
+    expect(negotiatedCoding(...exchange({}), big)).toBeUndefined(); // no Accept-Encoding
+    expect(negotiatedCoding(...exchange({ acceptEncoding: 'identity' }), big)).toBeUndefined();
+    expect(negotiatedCoding(...exchange({ acceptEncoding: 'compress' }), big)).toBeUndefined();
+    expect(negotiatedCoding(...exchange({ acceptEncoding: 'gzip' }), 1023)).toBeUndefined(); // under 1 KiB
+    expect(negotiatedCoding(...exchange({ acceptEncoding: 'gzip', method: 'HEAD' }), big)).toBeUndefined();
+    expect(
+      negotiatedCoding(...exchange({ acceptEncoding: 'gzip', range: 'bytes=0-9' }), big),
+    ).toBeUndefined();
+  });
+});
+
+describe('encodedOnce', () => {
+  const body = JSON.stringify({
+    items: Array.from({ length: 200 }, (_, id) => ({ id, text: `story ${id}` })),
+  });
+
+  it('encodes once per owner and coding, and decodes to the body', async () => {
+    const owner = {};
+    const gzip = encodedOnce(owner, body, 'gzip');
+    expect(encodedOnce(owner, body, 'gzip')).toBe(gzip);
+    expect(encodedOnce({}, body, 'gzip')).not.toBe(gzip);
+    expect(gunzipSync(await gzip).toString('utf8')).toBe(body);
+    expect(brotliDecompressSync(await encodedOnce(owner, body, 'br')).toString('utf8')).toBe(body);
+    expect(inflateSync(await encodedOnce(owner, body, 'deflate')).toString('utf8')).toBe(body);
+    expect((await gzip).length).toBeLessThan(body.length / 3);
   });
 });

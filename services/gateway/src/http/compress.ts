@@ -1,3 +1,5 @@
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import compression from 'compression';
 import type { Request, RequestHandler, Response } from 'express';
 import { stateOf } from './state';
@@ -24,5 +26,50 @@ export function shouldCompress(req: Request, res: Response): boolean {
  * `Vary: Accept-Encoding`. Small bodies (most single resources, problem bodies, empty deletes) go out as they are.
  */
 export function compress(): RequestHandler {
-  return compression({ filter: shouldCompress, threshold: 1024 });
+  return compression({ filter: shouldCompress, threshold: THRESHOLD_BYTES });
+}
+
+const THRESHOLD_BYTES = 1024;
+
+const CODINGS = ['br', 'gzip', 'deflate'] as const;
+export type Coding = (typeof CODINGS)[number];
+
+const ENCODERS: Record<Coding, (body: string) => Promise<Buffer>> = {
+  // The middleware's settings: brotli at quality 4, gzip and deflate at zlib's default level.
+  br: (body) =>
+    promisify(zlib.brotliCompress)(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }),
+  gzip: (body) => promisify(zlib.gzip)(body),
+  deflate: (body) => promisify(zlib.deflate)(body),
+};
+
+/**
+ * The content coding the middleware would pick for a `bodyLength`-character body of the response's type, or
+ * undefined (identity): for bodies encoded once and kept (see `encodedOnce`), which go out with their
+ * `Content-Encoding` set, and the middleware leaves those as they are. Call it once `Content-Type` is set.
+ */
+export function negotiatedCoding(req: Request, res: Response, bodyLength: number): Coding | undefined {
+  if (bodyLength < THRESHOLD_BYTES || req.method === 'HEAD' || req.headers['accept-encoding'] === undefined) {
+    return undefined;
+  }
+  if (!shouldCompress(req, res)) return undefined;
+  const coding = req.acceptsEncodings(...CODINGS, 'identity');
+  return CODINGS.find((c) => c === coding);
+}
+
+const encodings = new WeakMap<object, Map<Coding, Promise<Buffer>>>();
+
+/**
+ * `body` encoded with `coding`, computed once per `owner` (a cached answer, shared by every request it serves)
+ * and forgotten with it: compressing a 40 KB page costs more than everything else a cached read does.
+ */
+export function encodedOnce(owner: object, body: string, coding: Coding): Promise<Buffer> {
+  let byCoding = encodings.get(owner);
+  if (!byCoding) encodings.set(owner, (byCoding = new Map()));
+  let encoded = byCoding.get(coding);
+  if (!encoded) {
+    encoded = ENCODERS[coding](body);
+    byCoding.set(coding, encoded);
+    encoded.catch(() => byCoding.delete(coding)); // a failure is not kept
+  }
+  return encoded;
 }

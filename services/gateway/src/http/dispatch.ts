@@ -1,7 +1,8 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { RenderedBody } from '../caching/response-cache';
 import { cacheableBoardRead, isRead, responseKey, type BoardCache } from './board-cache';
 import { createCall } from './call';
+import { encodedOnce, negotiatedCoding } from './compress';
 import type { Format } from './negotiate';
 import { renderBody, sendBody, sendReply, type Reply } from './respond';
 import { stateOf } from './state';
@@ -23,7 +24,7 @@ export function dispatch(bodyLimit: number, cache: BoardCache): RequestHandler {
       const rendered = await cache.responses.through(board, version, responseKey(state), async () =>
         cachedBody(await match.route.handler(call), state.format, match.route.pattern),
       );
-      return sendBody(res, 200, rendered.contentType, rendered.body);
+      return sendRendered(req, res, rendered);
     }
     const changedBoard = isRead(req.method) ? undefined : state.project?.projectId;
     let reply: Reply;
@@ -40,4 +41,14 @@ function cachedBody(reply: Reply, format: Format, pattern: string): RenderedBody
   const rendered = renderBody(reply, format);
   if (!rendered) throw new Error(`route ${pattern} is marked cached but answered without a body`);
   return rendered;
+}
+
+/** A cached answer, compressed (once per answer, not once per request) when the client accepts it. */
+async function sendRendered(req: Request, res: Response, rendered: RenderedBody): Promise<void> {
+  res.setHeader('Content-Type', rendered.contentType);
+  const coding = negotiatedCoding(req, res, rendered.body.length);
+  if (coding === undefined) return sendBody(res, 200, rendered.contentType, rendered.body);
+  const encoded = await encodedOnce(rendered, rendered.body, coding);
+  res.setHeader('Content-Encoding', coding);
+  sendBody(res, 200, rendered.contentType, encoded);
 }

@@ -44,7 +44,7 @@ export function renderBody(reply: Reply, format: Format): RenderedBody | undefin
 }
 
 /** Writes a complete body with its length; HEAD gets the same headers and no body (Node drops it). */
-export function sendBody(res: Response, status: number, contentType: string, body: string): void {
+export function sendBody(res: Response, status: number, contentType: string, body: string | Buffer): void {
   res.status(status);
   res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', Buffer.byteLength(body));
