@@ -7,6 +7,7 @@ import {
   listen,
   metricsEndpoint,
   counter,
+  gauge,
   type Logger,
   type MetricsRegistry,
 } from '@flowboard/service-kit';
@@ -96,14 +97,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       cacheEpoch,
       boardCache: {
         versions: new BoardVersions(redis, logger),
-        responses: new ResponseCache(
-          cacheEpoch,
-          {
-            maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024,
-            ttlMs: config.RESPONSE_CACHE_TTL_SECONDS * 1000,
-          },
-          countLookups(metrics),
-        ),
+        responses: createResponseCache(config, cacheEpoch, metrics),
       },
       readiness,
       bodyLimit: config.BODY_LIMIT_BYTES,
@@ -152,14 +146,33 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
   };
 }
 
-/** `flowboard_response_cache_lookups_total{outcome}`: the board read cache's hit rate. */
-function countLookups(metrics: MetricsRegistry): (outcome: CacheOutcome) => void {
+/**
+ * The board read cache, with `flowboard_response_cache_lookups_total{outcome}` (its hit rate) and
+ * `flowboard_response_cache_bytes` (what it holds, against RESPONSE_CACHE_MB).
+ */
+function createResponseCache(
+  config: GatewayConfig,
+  epoch: CacheEpoch,
+  metrics: MetricsRegistry,
+): ResponseCache {
   const lookups = counter(metrics, {
     name: 'flowboard_response_cache_lookups_total',
     help: 'Board reads by how the response cache answered: hit, shared (a render under way), miss, bypass',
     labelNames: ['outcome'],
   });
-  return (outcome) => lookups.inc({ outcome });
+  const responses = new ResponseCache(
+    epoch,
+    { maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024, ttlMs: config.RESPONSE_CACHE_TTL_SECONDS * 1000 },
+    (outcome: CacheOutcome) => lookups.inc({ outcome }),
+  );
+  gauge(metrics, {
+    name: 'flowboard_response_cache_bytes',
+    help: 'Bytes of rendered board answers held in this replica (UTF-16, compressed copies not counted)',
+    collect() {
+      this.set(responses.size);
+    },
+  });
+  return responses;
 }
 
 /** How long start() waits for Redis before serving without it. */

@@ -43,6 +43,8 @@ beforeAll(async () => {
     body,
   });
   expect(uploaded.status).toBe(200);
+  // The same page twice: a response-cache miss, then a hit.
+  for (let i = 0; i < 2; i++) expect((await api(`${P}/stories`, { key: owner.key })).status).toBe(200);
   expect((await api(`${P}/stories/${story.json.id}`, { method: 'DELETE', key: owner.key })).status).toBe(200);
   const roles = await api(`${P}/roles?where=name:Members`, { key: owner.key });
   const email = `metrics-${uniqueSuffix()}@example.test`;
@@ -76,6 +78,12 @@ describe('/metrics of every service', () => {
       }),
     ).toBeGreaterThanOrEqual(1);
     expect(metricValue(text, 'process_cpu_seconds_total', { service: 'gateway' })).toBeGreaterThan(0);
+    for (const outcome of ['miss', 'hit']) {
+      expect(
+        metricValue(text, 'flowboard_response_cache_lookups_total', { service: 'gateway', outcome }),
+      ).toBeGreaterThanOrEqual(1);
+    }
+    expect(metricValue(text, 'flowboard_response_cache_bytes', { service: 'gateway' })).toBeGreaterThan(0);
     // The API's own port does not serve them (plain fetch: the path is not in the contract).
     expect(await (await fetch(`${GATEWAY_URL}/metrics`)).text()).not.toContain(
       'flowboard_http_requests_total',

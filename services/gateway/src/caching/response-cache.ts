@@ -93,7 +93,7 @@ export class ResponseCache {
     this.bytes = 0;
   }
 
-  /** Bytes held, for tests. */
+  /** Bytes held (the metric, tests). */
   get size(): number {
     return this.bytes;
   }
