@@ -15,7 +15,7 @@ import {
 } from '@flowboard/service-kit';
 import { makeCreateBoard } from './application/create-board';
 import { makeCreateStory } from './application/create-story';
-import { makeGetStory } from './application/get-story';
+import { makeBatchGetStories, makeGetStory } from './application/get-story';
 import { makeDeleteStory } from './application/delete-story';
 import { makeListPhases } from './application/list-phases';
 import { makeListStories } from './application/list-stories';
@@ -128,6 +128,7 @@ export function createApp(
     listPhases: makeListPhases(store),
     createStory: makeCreateStory(store),
     getStory: makeGetStory(store),
+    batchGetStories: makeBatchGetStories(store),
     listStories: makeListStories(store),
     updateStory: makeUpdateStory(store),
     deleteStory: makeDeleteStory(store, wakeRelay),

@@ -1,6 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import { requirePositiveId } from '../domain/ids';
 import type { BoardsStore, StoryRecord } from './ports';
+import { batchStoryIds } from './story-children';
 
 export type GetStory = (projectId: number, storyId: number) => Promise<StoryRecord>;
 
@@ -11,5 +12,15 @@ export function makeGetStory(store: BoardsStore): GetStory {
       Number.isSafeInteger(storyId) && storyId > 0 ? await store.stories.find(projectId, storyId) : undefined;
     if (!story) throw new DomainError('NotFound', 'Story not found');
     return story;
+  };
+}
+
+export type BatchGetStories = (projectId: number, storyIds: readonly number[]) => Promise<StoryRecord[]>;
+
+/** The stories of `storyIds` that exist (at most 1,000 ids; duplicates and ids naming nothing are ignored). */
+export function makeBatchGetStories(store: BoardsStore): BatchGetStories {
+  return async (projectId, storyIds) => {
+    const batch = batchStoryIds(projectId, storyIds);
+    return store.stories.findMany(batch.projectId, batch.ids);
   };
 }

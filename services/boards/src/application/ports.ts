@@ -147,6 +147,8 @@ export interface StoryRepository {
   nextBoardPosition(projectId: number, phaseId: number): Promise<number>;
   insert(story: NewStoryRecord): Promise<StoryRecord>;
   find(projectId: number, storyId: number): Promise<StoryRecord | undefined>;
+  /** Those of `storyIds` that exist, in no particular order. */
+  findMany(projectId: number, storyIds: readonly number[]): Promise<StoryRecord[]>;
   /** The story locked for update (FOR UPDATE), with its phase's position. */
   findForUpdate(
     projectId: number,

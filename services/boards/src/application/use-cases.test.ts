@@ -166,6 +166,9 @@ function fakeStore() {
       async find(projectId, storyId) {
         return stories.find((s) => s.projectId === projectId && s.id === storyId);
       },
+      async findMany(projectId, storyIds) {
+        return stories.filter((s) => s.projectId === projectId && storyIds.includes(s.id));
+      },
       async findForUpdate(projectId, storyId) {
         const story = stories.find((s) => s.projectId === projectId && s.id === storyId);
         if (!story) return undefined;

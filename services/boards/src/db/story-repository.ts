@@ -116,6 +116,18 @@ export function storyRepository(db: Queryable): StoryRepository {
       return row ? toStoryRecord(row) : undefined;
     },
 
+    async findMany(projectId, storyIds) {
+      if (storyIds.length === 0) return [];
+      // Named, like find: under load most single-story reads arrive here, gathered by the gateway.
+      const result = await db.query<StoryRow>({
+        name: 'boards-story-find-many',
+        text: `SELECT ${COLUMNS} FROM stories s JOIN phases p ON p.id = s.phase_id
+         WHERE s.project_id = $1 AND s.id = ANY($2::int[])`,
+        values: [projectId, storyIds],
+      });
+      return result.rows.map(toStoryRecord);
+    },
+
     async findForUpdate(projectId, storyId) {
       const result = await db.query<StoryRow & { phase_position: number; last_position: number }>(
         `SELECT ${COLUMNS}, p.position AS phase_position,

@@ -2,7 +2,7 @@ import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
 import type { CreateBoard } from '../application/create-board';
 import type { CreateStory } from '../application/create-story';
-import type { GetStory } from '../application/get-story';
+import type { BatchGetStories, GetStory } from '../application/get-story';
 import type { DeleteStory } from '../application/delete-story';
 import type { ListPhases } from '../application/list-phases';
 import type { ListStories } from '../application/list-stories';
@@ -55,6 +55,7 @@ export interface BoardsUseCases extends TagUseCases {
   listPhases: ListPhases;
   createStory: CreateStory;
   getStory: GetStory;
+  batchGetStories: BatchGetStories;
   listStories: ListStories;
   updateStory: UpdateStory;
   deleteStory: DeleteStory;
@@ -184,6 +185,14 @@ export function boardsHandlers(logger: Logger, useCases: BoardsUseCases): boards
       async (request: boards.GetStoryRequest__Output): Promise<boards.GetStoryResponse> => {
         const story = await useCases.getStory(request.project_id, request.story_id);
         return { story: toStoryMessage(story) };
+      },
+    ),
+
+    BatchGetStories: unary(
+      logger,
+      async (request: boards.BatchGetStoriesRequest__Output): Promise<boards.BatchGetStoriesResponse> => {
+        const stories = await useCases.batchGetStories(request.project_id, request.story_ids);
+        return { stories: stories.map(toStoryMessage) };
       },
     ),
 

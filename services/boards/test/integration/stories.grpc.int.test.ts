@@ -100,6 +100,44 @@ describe('ListStories', () => {
   });
 });
 
+describe('BatchGetStories', () => {
+  it('answers the stories that exist, each as GetStory does, and leaves out ids naming nothing', async () => {
+    const { projectId, stories } = await seeded([
+      ['one', 0],
+      ['two', 2, { color: 'red' }],
+    ]);
+    const other = await seeded([['elsewhere', 0]]);
+    const ids = [stories[1]!.id, 999_999, stories[0]!.id, stories[0]!.id, other.stories[0]!.id, -1];
+    const { stories: found } = await call<boards.BatchGetStoriesResponse__Output>('BatchGetStories', {
+      project_id: projectId,
+      story_ids: ids,
+    });
+    const single = await Promise.all(
+      stories.map((s) =>
+        call<boards.GetStoryResponse__Output>('GetStory', { project_id: projectId, story_id: s.id }),
+      ),
+    );
+    expect([...found].sort((a, b) => Number(a.id) - Number(b.id))).toEqual(single.map((r) => r.story));
+  });
+
+  it('refuses more than 1,000 ids, and a bad project, as INVALID_ARGUMENT', async () => {
+    const { projectId } = await seeded([]);
+    const tooMany = Array.from({ length: 1001 }, (_, i) => i + 1);
+    for (const request of [
+      { project_id: projectId, story_ids: tooMany },
+      { project_id: 0, story_ids: [1] },
+    ]) {
+      const err = await grpcError(call('BatchGetStories', request));
+      expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    }
+    const none = await call<boards.BatchGetStoriesResponse__Output>('BatchGetStories', {
+      project_id: projectId,
+      story_ids: [],
+    });
+    expect(none.stories).toEqual([]);
+  });
+});
+
 describe('UpdateStory / DeleteStory', () => {
   const history = async (projectId: number, storyId: number) => {
     const m = await admin.query(

@@ -1,5 +1,6 @@
 import { loadBoardsProto, type boards } from '@flowboard/proto';
 import { createGrpcClient, unaryCall, type MetricsRegistry } from '@flowboard/service-kit';
+import { storyBatcher } from './story-batcher';
 
 export const BOARDS_SERVICE = 'flowboard.boards.v1.BoardsService';
 
@@ -12,7 +13,7 @@ export function createBoardsClient(address: string, deadlineMs: number, metrics?
     idempotentMethods: [
       'CreateBoard',
       'ListPhases',
-      'GetStory',
+      'BatchGetStories',
       'ListStories',
       'GetPhase',
       'ListPhaseStories',
@@ -36,6 +37,11 @@ export function createBoardsClient(address: string, deadlineMs: number, metrics?
     ],
   });
   const options = { deadlineMs };
+  const readStory = storyBatcher((projectId, storyIds) =>
+    unaryCall(client, 'BatchGetStories', { project_id: projectId, story_ids: storyIds }, options).then(
+      (response) => response.stories,
+    ),
+  );
   return {
     createBoard: (projectId: number) => unaryCall(client, 'CreateBoard', { project_id: projectId }, options),
     listPhases: (projectId: number, where = '') =>
@@ -43,8 +49,8 @@ export function createBoardsClient(address: string, deadlineMs: number, metrics?
     batchListPhases: (projectIds: number[]) =>
       unaryCall(client, 'BatchListPhases', { project_ids: projectIds }, options),
     createStory: (request: boards.CreateStoryRequest) => unaryCall(client, 'CreateStory', request, options),
-    getStory: (projectId: number, storyId: number) =>
-      unaryCall(client, 'GetStory', { project_id: projectId, story_id: storyId }, options),
+    /** Gathered with the other reads of this turn of the event loop into one BatchGetStories call. */
+    getStory: async (projectId: number, storyId: number) => ({ story: await readStory(projectId, storyId) }),
     listStories: (request: boards.ListStoriesRequest) => unaryCall(client, 'ListStories', request, options),
     updateStory: (request: boards.UpdateStoryRequest) => unaryCall(client, 'UpdateStory', request, options),
     deleteStory: (projectId: number, storyId: number) =>

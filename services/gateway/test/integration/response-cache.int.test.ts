@@ -72,9 +72,9 @@ describe('board reads from the response cache', () => {
     const P = await newBoard();
     const read = () => replicaB(`${P}/stories/1`, { key: owner.key });
     expect((await read()).json.text).toBe('story 1');
-    const gets = h.boards.calls.count('GetStory');
+    const gets = h.boards.calls.count('BatchGetStories');
     expect((await read()).json.text).toBe('story 1'); // from B's memory
-    expect(h.boards.calls.count('GetStory')).toBe(gets);
+    expect(h.boards.calls.count('BatchGetStories')).toBe(gets);
 
     const updated = await replicaA(`${P}/stories/1`, {
       key: owner.key,

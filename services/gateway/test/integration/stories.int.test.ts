@@ -55,6 +55,22 @@ describe('stories through the gateway (fake boards and membership)', () => {
     expect((await api(`${P()}/stories/1`, { key: outsider.key, method: 'PUT', body: {} })).status).toBe(404);
   });
 
+  it('single-story reads in flight together each get their own story; a missing one alone is 404', async () => {
+    const ids = [1, 2, 3, 999, 2, 1, 3];
+    const results = await Promise.all(ids.map((id) => api(`${P()}/stories/${id}`, { key: reader.key })));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 404, 200, 200, 200]);
+    expect(results.map((r) => r.json?.text)).toEqual([
+      'one',
+      'two',
+      'three',
+      undefined,
+      'two',
+      'one',
+      'three',
+    ]);
+    expect(results[3]!.json).toMatchObject({ status: 404, detail: 'Story not found' });
+  });
+
   it('lists a page, echoing clamped paging', async () => {
     const res = await api(`${P()}/stories?PageSize=5000&page=1`, { key: gob.key });
     expect(res.status).toBe(200);

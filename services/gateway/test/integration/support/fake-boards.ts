@@ -154,6 +154,9 @@ export class FakeBoards {
         if (!story) throw new DomainError('NotFound', 'Story not found.');
         return { story };
       }),
+      BatchGetStories: h('BatchGetStories', async (req: boards.BatchGetStoriesRequest__Output) => ({
+        stories: req.story_ids.flatMap((id) => this.stories.get(`${req.project_id}:${id}`) ?? []),
+      })),
       ListStories: h('ListStories', async (req: boards.ListStoriesRequest__Output) => {
         const all = [...this.stories.values()].filter((s) => s.project_id === req.project_id);
         const start = (req.page - 1) * req.page_size;
