@@ -68,6 +68,15 @@ describe('response cache', () => {
     expect(items.map((s) => s.creator.name)).toEqual([name, name]);
   });
 
+  it('a project renamed shows in its stories on the next read', async () => {
+    await page();
+    const name = `Renamed project ${uniqueSuffix()}`;
+    expect((await api(P, { method: 'PUT', key: owner.key, body: { name } })).status).toBe(200);
+    const items = (await page()).json.items as Array<{ project: { name: string } }>;
+    expect(items.map((s) => s.project.name)).toEqual([name, name]);
+    expect((await api(`${P}/stories/1`, { key: owner.key })).json.project.name).toBe(name);
+  });
+
   it('a story deleted is gone from the next read', async () => {
     await page();
     expect((await api(`${P}/stories/2`, { method: 'DELETE', key: owner.key })).status).toBe(200);

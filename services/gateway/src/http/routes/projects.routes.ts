@@ -165,7 +165,8 @@ export function projectHandlers(deps: RouteDeps) {
           ...(owner ? { owner } : {}),
         });
       } finally {
-        if (owner) await access.forgetProject(projectId);
+        // Cached access decisions carry the owner and the project's name (shown in every story): both must go.
+        if (owner || name !== undefined) await access.forgetProject(projectId);
       }
       return resource('project', await projectView(projectId, enrich));
     },
