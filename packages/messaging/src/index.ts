@@ -47,7 +47,9 @@ export function createKafka(options: { brokers: string[]; clientId: string; logg
   return new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
-    retry: { initialRetryTime: 300, retries: 8 },
+    // Back-off capped at 5 s (kafkajs's default cap is 30 s): after a broker restart, producers and consumers
+    // reconnect within seconds instead of sleeping through half a minute of a working broker.
+    retry: { initialRetryTime: 300, retries: 8, maxRetryTime: 5_000 },
     logLevel: logLevel.WARN,
     logCreator: () => (entry) => {
       const { message, ...extra } = entry.log;
@@ -174,7 +176,7 @@ export class EventConsumer {
     this.retryDelayMs = options.retryDelayMs ?? exponentialBackoff();
     this.consumer = options.kafka.consumer({
       groupId: options.groupId,
-      retry: { retries: 10 },
+      retry: { retries: 10, maxRetryTime: 5_000 },
       // A paused partition is fetched again only after the fetch in flight returns: keep that long poll short
       // (default 5 s), so a retry runs close to its back-off.
       maxWaitTimeInMs: 1_000,

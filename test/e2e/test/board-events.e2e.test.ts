@@ -35,8 +35,8 @@ afterAll(async () => {
   await boardsDb.end();
 });
 
-// Usually a second or two. Generous because another e2e file restarts Kafka, and boards' consumer and relay then
-// reconnect with back-off (up to 30 s between attempts).
+// Usually a second or two. Generous because another e2e file restarts Kafka (it waits for the consumer groups to
+// be stable again before it ends), and boards' consumer and relay reconnect with back-off (up to 5 s apart).
 const EVENT_WAIT_MS = 60_000;
 
 async function boardRows(projectId: number) {
