@@ -12,6 +12,7 @@ import {
   type MetricsRegistry,
 } from '@flowboard/service-kit';
 import { TopicEnsuringPublisher } from './topic-ensuring-publisher';
+import { fixKafkajsIdleLoop } from './kafkajs-idle-fix';
 
 export interface OutgoingMessage {
   /** Messages with the same key stay ordered (one partition). */
@@ -44,6 +45,8 @@ export class PermanentMessageError extends Error {
 
 export function createKafka(options: { brokers: string[]; clientId: string; logger: Logger }): Kafka {
   const log = options.logger.child({ component: 'kafka' });
+  if (!fixKafkajsIdleLoop())
+    log.warn('kafkajs is not 2.2.4: its idle timer loop is not patched (kafkajs-idle-fix.ts)');
   return new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
