@@ -1,25 +1,13 @@
 import type { Logger } from '@flowboard/service-kit';
 import type Redis from 'ioredis';
-import { startFromClockIfMissing } from '../caching/clock-start';
+import { ClockCounters } from '../caching/clock-counters';
 
 /** One number in Redis that every replica reads once per request and every invalidation advances. */
 const EPOCH_KEY = 'gateway:cache-epoch';
 
-const READ = `${startFromClockIfMissing()}
-return redis.call('GET', KEYS[1])`;
-
-const ADVANCE = `${startFromClockIfMissing()}
-redis.call('INCR', KEYS[1])
-return redis.call('GET', KEYS[1])`;
-
 /** What a cache kept exact by the epoch offers it. */
 export interface EpochBound {
   clear(): void;
-}
-
-interface EpochCommands {
-  gatewayCacheEpoch(key: string): Promise<string>;
-  gatewayAdvanceCacheEpoch(key: string): Promise<string>;
 }
 
 /**
@@ -36,15 +24,13 @@ interface EpochCommands {
 export class CacheEpoch {
   private current: string | undefined;
   private readonly caches = new Set<EpochBound>();
-  private readonly redis: Redis & EpochCommands;
+  private readonly counters: ClockCounters;
 
   constructor(
     redis: Redis,
     private readonly logger: Logger,
   ) {
-    redis.defineCommand('gatewayCacheEpoch', { numberOfKeys: 1, lua: READ });
-    redis.defineCommand('gatewayAdvanceCacheEpoch', { numberOfKeys: 1, lua: ADVANCE });
-    this.redis = redis as Redis & EpochCommands;
+    this.counters = new ClockCounters(redis);
   }
 
   /** The epoch local entries are valid under; undefined while unknown (never read, or the last read failed). */
@@ -54,7 +40,7 @@ export class CacheEpoch {
 
   /** Reads the epoch; never rejects. A change (or a failure) empties every local cache. */
   async refresh(): Promise<void> {
-    const epoch = await this.redis.gatewayCacheEpoch(EPOCH_KEY).catch(() => undefined);
+    const epoch = await this.counters.read(EPOCH_KEY).catch(() => undefined);
     this.moveTo(epoch);
   }
 
@@ -62,7 +48,7 @@ export class CacheEpoch {
   async advance(): Promise<void> {
     this.moveTo(undefined); // this replica at once, whatever Redis says
     try {
-      this.moveTo(await this.redis.gatewayAdvanceCacheEpoch(EPOCH_KEY));
+      this.moveTo(await this.counters.advance(EPOCH_KEY));
     } catch (err) {
       this.logger.warn(
         { err: { message: err instanceof Error ? err.message : String(err) } },

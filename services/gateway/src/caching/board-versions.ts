@@ -1,22 +1,9 @@
 import type { Logger } from '@flowboard/service-kit';
 import type Redis from 'ioredis';
-import { startFromClockIfMissing } from './clock-start';
+import { ClockCounters } from './clock-counters';
 
 /** A board left alone this long loses its counter; the next read starts a new one from the clock. */
 const IDLE_SECONDS = 86_400;
-
-const START = `${startFromClockIfMissing('ARGV[1]')}
-return redis.call('GET', KEYS[1])`;
-
-const ADVANCE = `${startFromClockIfMissing('ARGV[1]')}
-redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-return redis.call('GET', KEYS[1])`;
-
-interface VersionCommands {
-  gatewayStartBoardVersion(key: string, idleSeconds: number): Promise<string>;
-  gatewayAdvanceBoardVersion(key: string, idleSeconds: number): Promise<string>;
-}
 
 const versionKey = (projectId: number) => `gateway:board-version:{${projectId}}`;
 
@@ -27,15 +14,13 @@ const versionKey = (projectId: number) => `gateway:board-version:{${projectId}}`
  * never repeat (a lost counter starts again from the server clock).
  */
 export class BoardVersions {
-  private readonly redis: Redis & VersionCommands;
+  private readonly counters: ClockCounters;
 
   constructor(
-    redis: Redis,
+    private readonly redis: Redis,
     private readonly logger: Logger,
   ) {
-    redis.defineCommand('gatewayStartBoardVersion', { numberOfKeys: 1, lua: START });
-    redis.defineCommand('gatewayAdvanceBoardVersion', { numberOfKeys: 1, lua: ADVANCE });
-    this.redis = redis as Redis & VersionCommands;
+    this.counters = new ClockCounters(redis, IDLE_SECONDS);
   }
 
   /**
@@ -52,13 +37,13 @@ export class BoardVersions {
 
   /** The version, started from the clock if the board has none: only after the caller's access was checked. */
   start(projectId: number): Promise<string | undefined> {
-    return this.redis.gatewayStartBoardVersion(versionKey(projectId), IDLE_SECONDS).catch(() => undefined);
+    return this.counters.read(versionKey(projectId)).catch(() => undefined);
   }
 
   /** After anything that may have changed the board (whether it succeeded or not); never rejects. */
   async advance(projectId: number): Promise<void> {
     try {
-      await this.redis.gatewayAdvanceBoardVersion(versionKey(projectId), IDLE_SECONDS);
+      await this.counters.advance(versionKey(projectId));
     } catch (err) {
       this.logger.warn(
         { projectId, err: { message: err instanceof Error ? err.message : String(err) } },

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { RenderedBody } from '../caching/response-cache';
-import { cacheableBoardRead, isRead, responseKey, type BoardCache } from './board-cache';
+import { isRead, responseKey, type BoardCache } from './board-cache';
 import { createCall } from './call';
 import { encodedOnce, negotiatedCoding } from './compress';
 import type { Format } from './negotiate';
@@ -8,9 +8,10 @@ import { renderBody, sendBody, sendReply, type Reply } from './respond';
 import { stateOf } from './state';
 
 /**
- * Runs the matched route's handler and writes its reply in the negotiated format. A cacheable board read is
- * answered from the response cache while its board's version holds; any other request on a project (whatever
- * its outcome: a timed-out write may still land) advances that version before its answer goes out.
+ * Runs the matched route's handler and writes its reply in the negotiated format. A cacheable board read (as
+ * readAhead found it) is answered from the response cache while its board's version holds; any other request
+ * on a project (whatever its outcome: a timed-out write may still land) advances that version before its answer
+ * goes out.
  */
 export function dispatch(bodyLimit: number, cache: BoardCache): RequestHandler {
   return async (req, res) => {
@@ -18,10 +19,10 @@ export function dispatch(bodyLimit: number, cache: BoardCache): RequestHandler {
     const match = state.match;
     if (match?.kind !== 'found') throw new Error('dispatch reached without a route');
     const call = createCall(req, res, state, bodyLimit);
-    const board = cacheableBoardRead(req.method, state);
-    if (board !== undefined) {
-      const version = (await state.boardVersion) ?? (await cache.versions.start(board));
-      const rendered = await cache.responses.through(board, version, responseKey(state), async () =>
+    const board = state.boardRead;
+    if (board) {
+      const version = (await board.version) ?? (await cache.versions.start(board.projectId));
+      const rendered = await cache.responses.through(board.projectId, version, responseKey(state), async () =>
         cachedBody(await match.route.handler(call), state.format, match.route.pattern),
       );
       return sendRendered(req, res, rendered);

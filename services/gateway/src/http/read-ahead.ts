@@ -25,7 +25,7 @@ export function readAhead(
     const state = stateOf(req);
     state.cacheEpochRead = epoch.refresh();
     const board = cacheableBoardRead(req.method, state);
-    if (board !== undefined) state.boardVersion = boardVersions.peek(board);
+    if (board !== undefined) state.boardRead = { projectId: board, version: boardVersions.peek(board) };
     const match = state.match;
     if (match?.kind === 'found' && !match.route.public) {
       const key = extractApiKey(req.headers, state.query);

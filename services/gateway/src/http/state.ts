@@ -23,8 +23,11 @@ export interface RequestState {
   apiKeyHash?: string;
   /** The API key's rate-limit count, when readAhead started it. */
   keySpend?: Promise<RateLimitState | undefined>;
-  /** The board version this request's cached answer would be under (readAhead, cacheable reads only). */
-  boardVersion?: Promise<string | undefined>;
+  /**
+   * A read the response cache may answer (readAhead): its project, and the board version's read, started with
+   * the request's other Redis reads.
+   */
+  boardRead?: { projectId: number; version: Promise<string | undefined> };
   user?: membership.User__Output;
   project?: ProjectAccess;
 }

@@ -1,8 +1,8 @@
 import type Redis from 'ioredis';
 
 /**
- * Stands in for Redis's two cache-epoch scripts in unit tests: `server.epoch` is the value, `server.up` whether
- * Redis answers at all.
+ * Stands in for the two ClockCounters scripts (here: the cache epoch) in unit tests: `server.epoch` is the value,
+ * `server.up` whether Redis answers at all.
  */
 export function fakeEpochRedis() {
   const server = { epoch: '1000', up: true };
@@ -10,8 +10,8 @@ export function fakeEpochRedis() {
     server.up ? Promise.resolve(value()) : Promise.reject(new Error('Connection is closed.'));
   const redis = {
     defineCommand: () => undefined,
-    gatewayCacheEpoch: () => answer(() => server.epoch),
-    gatewayAdvanceCacheEpoch: () => answer(() => (server.epoch = String(Number(server.epoch) + 1))),
+    gatewayReadCounter: () => answer(() => server.epoch),
+    gatewayAdvanceCounter: () => answer(() => (server.epoch = String(Number(server.epoch) + 1))),
   };
   return { server, redis: redis as unknown as Redis };
 }
