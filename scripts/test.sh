@@ -108,10 +108,29 @@ summary() {  # summary <exit status so far>
   echo "$line"
 }
 
+# After a failure, before the test home goes: each service's last warnings and errors (the stack's logs die with
+# the home, and CI keeps nothing but this output), and all logs copied to FLOWBOARD_TEST_KEEP_LOGS if set.
+report_service_logs() {
+  local file service
+  [ -d "$FLOWBOARD_HOME/logs" ] || return 0
+  if [ -n "${FLOWBOARD_TEST_KEEP_LOGS:-}" ]; then
+    mkdir -p "$FLOWBOARD_TEST_KEEP_LOGS" && cp "$FLOWBOARD_HOME"/logs/*.log "$FLOWBOARD_TEST_KEEP_LOGS"/ 2>/dev/null
+    log "logs of this run copied to $FLOWBOARD_TEST_KEEP_LOGS"
+  fi
+  for service in gateway boards membership files notifier; do
+    file=$FLOWBOARD_HOME/logs/$service.log
+    [ -s "$file" ] || continue
+    echo "--- $service: last warnings and errors ($file)"
+    grep -E '"level":"(warn|error|fatal)"' "$file" | tail -n 12 | cut -c 1-400 || true
+  done
+}
+
 cleanup() {
   local rc=$?
   set +e
   echo
+  for name in "${PHASES[@]}"; do [ "${STATUS[$name]:-}" = ok ] || rc=$((rc == 0 ? 1 : rc)); done
+  ((rc == 0)) || report_service_logs
   if ((SERVICES_STARTED)); then bash deploy/local/services.sh stop; fi
   if ((INFRA_STARTED)); then bash deploy/local/infra.sh stop; fi
   # Anything else with a pid file in the test home (e.g. a Kafka an e2e test restarted, a half-started stack).
@@ -119,7 +138,6 @@ cleanup() {
   # The PostgreSQL cluster may live outside the home (see infra.sh pg_dir); the home links to it.
   [ -L "$FLOWBOARD_HOME/postgres" ] && rm -rf "$(readlink "$FLOWBOARD_HOME/postgres")"
   rm -rf "$FLOWBOARD_HOME"
-  for name in "${PHASES[@]}"; do [ "${STATUS[$name]:-}" = ok ] || rc=$((rc == 0 ? 1 : rc)); done
   summary "$rc"
   rm -rf "$RESULTS"
   exit "$rc"
