@@ -163,6 +163,13 @@ export class EventConsumer {
   private readonly retryDelayMs: (attempt: number) => number;
   private readonly backoffs = new Map<string, Backoff>();
   private ready = false;
+  private endedWith!: (error: unknown) => void;
+  /**
+   * Settles when this consumer will consume no more: with kafkajs's error when it crashed and will not restart
+   * itself (it restarts only after errors it deems retriable; "Failed to find group coordinator" right after a
+   * broker restart is not one), or with undefined after stop(). Whoever owns the consumer starts a new one.
+   */
+  readonly ended = new Promise<unknown>((resolve) => (this.endedWith = resolve));
   private readonly lag: ((topic: string, partition: number, lag: number) => void) | undefined;
 
   constructor(private readonly options: EventConsumerOptions) {
@@ -199,6 +206,7 @@ export class EventConsumer {
     this.consumer.on(CRASH, (e) => {
       this.ready = false;
       options.logger.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
+      if (!e.payload.restart) this.endedWith(e.payload.error);
     });
     this.consumer.on(DISCONNECT, () => (this.ready = false));
     this.consumer.on(STOP, () => (this.ready = false));
@@ -320,6 +328,7 @@ export class EventConsumer {
 
   async stop(): Promise<void> {
     this.ready = false;
+    this.endedWith(undefined);
     for (const backoff of this.backoffs.values()) clearTimeout(backoff.timer);
     this.backoffs.clear();
     await this.consumer.disconnect();
