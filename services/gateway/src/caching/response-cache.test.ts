@@ -140,6 +140,27 @@ describe('ResponseCache', () => {
     expect(renders()).toBe(6);
   });
 
+  it('counts what is kept with an answer (its compressed copies) against the budget, while the answer stays', async () => {
+    // Room for three 20-byte bodies.
+    const { cache, read, renders } = await setUp({ maxBytes: 60, ttlMs: 60_000 });
+    const a = await cache.through(1, '10', 'a', async () => body('aaaaaaaaaa'));
+    await read(1, '10', 'b', 'bbbbbbbbbb');
+    expect(cache.size).toBe(40);
+    cache.charge(a, 5);
+    expect(cache.size).toBe(45);
+    await read(1, '10', 'c', 'cccccccccc'); // 65 bytes: a, stored first, goes with its copy
+    expect(cache.size).toBe(40);
+    cache.charge(a, 5); // a copy made for an answer no longer kept counts for nothing
+    cache.charge(body('never stored'), 5);
+    expect(cache.size).toBe(40);
+    const b = await cache.through(1, '10', 'b', async () => body('rendered again'));
+    expect(b.body).toBe('bbbbbbbbbb');
+    cache.charge(b, 30); // 70 bytes: the oldest (b itself) goes
+    expect(cache.size).toBe(20);
+    await read(1, '10', 'b', 'bbbbbbbbbb');
+    expect(renders()).toBe(3); // b, c, and b again: it was evicted
+  });
+
   it('never keeps a body larger than the whole budget', async () => {
     const { read, renders, cache } = await setUp({ maxBytes: 10, ttlMs: 60_000 });
     await read(1, '10', 'big', 'more than five');

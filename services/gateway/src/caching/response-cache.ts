@@ -19,7 +19,7 @@ interface Entry {
 }
 
 export interface ResponseCacheLimits {
-  /** Budget for all bodies, in bytes (UTF-16: two per character); 0 turns the cache off. */
+  /** Budget for all bodies and their compressed copies, in bytes (UTF-16: two per character); 0 turns it off. */
   maxBytes: number;
   /** How long an entry lives even if its board's version never moves (bounds what a lost advance can cost). */
   ttlMs: number;
@@ -38,6 +38,8 @@ export class ResponseCache {
   /** By project and key, in the order they were stored: the order eviction takes them in. */
   private readonly entries = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<RenderedBody>>();
+  /** The entry key each stored answer is kept under, for `charge`. */
+  private readonly keptUnder = new WeakMap<RenderedBody, string>();
   private bytes = 0;
 
   constructor(
@@ -87,6 +89,19 @@ export class ResponseCache {
     }
   }
 
+  /**
+   * Counts `bytes` kept with a stored answer (a compressed copy of it) against the budget, for as long as that
+   * answer stays; nothing once it is gone (the copy then lives only as long as the requests still sending it).
+   */
+  charge(rendered: RenderedBody, bytes: number): void {
+    const entryKey = this.keptUnder.get(rendered);
+    const entry = entryKey === undefined ? undefined : this.entries.get(entryKey);
+    if (entry?.rendered !== rendered) return;
+    entry.size += bytes;
+    this.bytes += bytes;
+    this.evictOverBudget();
+  }
+
   /** Everything goes: the epoch moved (a user renamed, access revoked) or can't be read. */
   clear(): void {
     this.entries.clear();
@@ -111,7 +126,12 @@ export class ResponseCache {
       this.bytes -= previous.size;
     }
     this.entries.set(entryKey, { rendered, version, size, expiresAt: Date.now() + this.limits.ttlMs });
+    this.keptUnder.set(rendered, entryKey);
     this.bytes += size;
+    this.evictOverBudget();
+  }
+
+  private evictOverBudget(): void {
     for (const [oldestKey, oldest] of this.entries) {
       if (this.bytes <= this.limits.maxBytes) break;
       this.entries.delete(oldestKey);

@@ -100,4 +100,14 @@ describe('encodedOnce', () => {
     expect(inflateSync(await encodedOnce(owner, body, 'deflate')).toString('utf8')).toBe(body);
     expect((await gzip).length).toBeLessThan(body.length / 3);
   });
+
+  it('tells the size of each copy it makes, once', async () => {
+    const owner = {};
+    const kept: number[] = [];
+    const gzip = await encodedOnce(owner, body, 'gzip', (bytes) => kept.push(bytes));
+    await encodedOnce(owner, body, 'gzip', (bytes) => kept.push(bytes));
+    const br = await encodedOnce(owner, body, 'br', (bytes) => kept.push(bytes));
+    await new Promise(setImmediate);
+    expect(kept).toEqual([gzip.length, br.length]);
+  });
 });

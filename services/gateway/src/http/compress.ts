@@ -61,15 +61,24 @@ const encodings = new WeakMap<object, Map<Coding, Promise<Buffer>>>();
 /**
  * `body` encoded with `coding`, computed once per `owner` (a cached answer, shared by every request it serves)
  * and forgotten with it: compressing a 40 KB page costs more than everything else a cached read does.
+ * `kept(bytes)` is told the size of each copy made, so its keeper can count it.
  */
-export function encodedOnce(owner: object, body: string, coding: Coding): Promise<Buffer> {
+export function encodedOnce(
+  owner: object,
+  body: string,
+  coding: Coding,
+  kept: (bytes: number) => void = () => undefined,
+): Promise<Buffer> {
   let byCoding = encodings.get(owner);
   if (!byCoding) encodings.set(owner, (byCoding = new Map()));
   let encoded = byCoding.get(coding);
   if (!encoded) {
     encoded = ENCODERS[coding](body);
     byCoding.set(coding, encoded);
-    encoded.catch(() => byCoding.delete(coding)); // a failure is not kept
+    encoded.then(
+      (copy) => kept(copy.length),
+      () => byCoding.delete(coding), // a failure is not kept
+    );
   }
   return encoded;
 }

@@ -25,7 +25,7 @@ export function dispatch(bodyLimit: number, cache: BoardCache): RequestHandler {
       const rendered = await cache.responses.through(board.projectId, version, responseKey(state), async () =>
         cachedBody(await match.route.handler(call), state.format, match.route.pattern),
       );
-      return sendRendered(req, res, rendered);
+      return sendRendered(req, res, rendered, (bytes) => cache.responses.charge(rendered, bytes));
     }
     const changedBoard = isRead(req.method) ? undefined : state.project?.projectId;
     let reply: Reply;
@@ -44,12 +44,20 @@ function cachedBody(reply: Reply, format: Format, pattern: string): RenderedBody
   return rendered;
 }
 
-/** A cached answer, compressed (once per answer, not once per request) when the client accepts it. */
-async function sendRendered(req: Request, res: Response, rendered: RenderedBody): Promise<void> {
+/**
+ * A cached answer, compressed (once per answer, not once per request) when the client accepts it; `kept` is told
+ * the size of a compressed copy made, which lives as long as the answer.
+ */
+async function sendRendered(
+  req: Request,
+  res: Response,
+  rendered: RenderedBody,
+  kept: (bytes: number) => void,
+): Promise<void> {
   res.setHeader('Content-Type', rendered.contentType);
   const coding = negotiatedCoding(req, res, rendered.body.length);
   if (coding === undefined) return sendBody(res, 200, rendered.contentType, rendered.body);
-  const encoded = await encodedOnce(rendered, rendered.body, coding);
+  const encoded = await encodedOnce(rendered, rendered.body, coding, kept);
   res.setHeader('Content-Encoding', coding);
   sendBody(res, 200, rendered.contentType, encoded);
 }
