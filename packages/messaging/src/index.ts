@@ -123,7 +123,7 @@ export interface EventConsumerOptions {
    * `exponentialBackoff()`.
    */
   retryDelayMs?: (attempt: number) => number;
-  /** Gets `flowboard_kafka_consumer_lag` by group, topic and partition. */
+  /** Gets `flowboard_kafka_consumer_lag` by group, topic and partition, and `flowboard_kafka_consumer_joined`. */
   metrics?: MetricsRegistry;
 }
 
@@ -171,6 +171,7 @@ export class EventConsumer {
    */
   readonly ended = new Promise<unknown>((resolve) => (this.endedWith = resolve));
   private readonly lag: ((topic: string, partition: number, lag: number) => void) | undefined;
+  private readonly joined: (member: boolean) => void = () => undefined;
 
   constructor(private readonly options: EventConsumerOptions) {
     if (options.metrics) {
@@ -181,6 +182,14 @@ export class EventConsumer {
       });
       this.lag = (topic, partition, lag) =>
         lagGauge.set({ group: options.groupId, topic, partition: String(partition) }, Math.max(0, lag));
+      // Lag shows a partition behind; this shows a consumer that is not consuming at all (alert on 0 for long).
+      const joinedGauge = gauge(options.metrics, {
+        name: 'flowboard_kafka_consumer_joined',
+        help: 'Whether this process is a member of its consumer group (1) or not (0: joining, or crashed and rejoining)',
+        labelNames: ['group'],
+      });
+      this.joined = (member) => joinedGauge.set({ group: options.groupId }, member ? 1 : 0);
+      this.joined(false);
     }
     this.deadLetterTopic = `${options.groupId}-dlq`;
     this.retryDelayMs = options.retryDelayMs ?? exponentialBackoff();
@@ -195,6 +204,7 @@ export class EventConsumer {
     const { GROUP_JOIN, CRASH, DISCONNECT, STOP } = this.consumer.events;
     this.consumer.on(GROUP_JOIN, () => {
       this.ready = true;
+      this.joined(true);
       // A rebalance starts every partition again from its committed offset (the failed message): resume what
       // we held back, so a partition assigned to us again is not left paused with no timer.
       for (const backoff of this.backoffs.values()) {
@@ -205,11 +215,16 @@ export class EventConsumer {
     });
     this.consumer.on(CRASH, (e) => {
       this.ready = false;
+      this.joined(false);
       options.logger.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
       if (!e.payload.restart) this.endedWith(e.payload.error);
     });
-    this.consumer.on(DISCONNECT, () => (this.ready = false));
-    this.consumer.on(STOP, () => (this.ready = false));
+    const left = () => {
+      this.ready = false;
+      this.joined(false);
+    };
+    this.consumer.on(DISCONNECT, left);
+    this.consumer.on(STOP, left);
   }
 
   /** A member of the group. */

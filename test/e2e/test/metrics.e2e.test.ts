@@ -136,6 +136,24 @@ describe('/metrics of every service', () => {
     expect(metricValue(text, 'nodejs_eventloop_lag_seconds', { service: 'files' })).toBeGreaterThanOrEqual(0);
   });
 
+  it('boards, files and notifier: each is a member of its consumer group', async () => {
+    for (const [group, port] of [
+      ['boards', ports.FLOWBOARD_BOARDS_METRICS_PORT],
+      ['files', ports.FLOWBOARD_FILES_METRICS_PORT],
+      ['notifier', ports.FLOWBOARD_NOTIFIER_METRICS_PORT],
+    ] as const) {
+      // A rebalance (another test restarts Kafka) shows 0 for a few seconds.
+      await waitFor(
+        async () =>
+          metricValue(await scrape(port), 'flowboard_kafka_consumer_joined', { service: group, group }) === 1
+            ? true
+            : undefined,
+        30_000,
+        `${group} joined`,
+      );
+    }
+  });
+
   it('notifier: e-mails sent and its consumer’s lag', async () => {
     const text = await scrape(ports.FLOWBOARD_NOTIFIER_METRICS_PORT);
     expect(
