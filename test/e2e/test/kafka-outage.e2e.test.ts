@@ -34,8 +34,9 @@ async function unhandledEvents(admin: Admin): Promise<string[]> {
       const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
       for (const { partition, offset } of partitions) {
         const end = ends.get(partition) ?? 0;
-        // -1: nothing committed yet, which is only right for a partition that never held an event
-        if (Number(offset) < end) behind.push(`${groupId} ${topic}/${partition} at ${offset} of ${end}`);
+        // -1: nothing committed yet, which is only right for a partition that never held an event (end 0)
+        const next = Math.max(0, Number(offset));
+        if (next < end) behind.push(`${groupId} ${topic}/${partition} at ${offset} of ${end}`);
       }
     }
   }
