@@ -108,21 +108,30 @@ summary() {  # summary <exit status so far>
   echo "$line"
 }
 
-# After a failure, before the test home goes: each service's last warnings and errors (the stack's logs die with
-# the home, and CI keeps nothing but this output), and all logs copied to FLOWBOARD_TEST_KEEP_LOGS if set.
+# After a failure, before the test home goes: each service's last warnings and errors, one short line each (the
+# stack's logs die with the home, and CI keeps only the tail of this output, so this stays small enough to leave
+# the failing tests above it in view); all logs are copied to FLOWBOARD_TEST_KEEP_LOGS if set.
 report_service_logs() {
-  local file service
   [ -d "$FLOWBOARD_HOME/logs" ] || return 0
   if [ -n "${FLOWBOARD_TEST_KEEP_LOGS:-}" ]; then
     mkdir -p "$FLOWBOARD_TEST_KEEP_LOGS" && cp "$FLOWBOARD_HOME"/logs/*.log "$FLOWBOARD_TEST_KEEP_LOGS"/ 2>/dev/null
     log "logs of this run copied to $FLOWBOARD_TEST_KEEP_LOGS"
   fi
-  for service in gateway boards membership files notifier; do
-    file=$FLOWBOARD_HOME/logs/$service.log
-    [ -s "$file" ] || continue
-    echo "--- $service: last warnings and errors ($file)"
-    grep -E '"level":"(warn|error|fatal)"' "$file" | tail -n 12 | cut -c 1-400 || true
-  done
+  node -e '
+    const fs = require("node:fs");
+    for (const service of ["gateway", "boards", "membership", "files", "notifier"]) {
+      let text = "";
+      try { text = fs.readFileSync(`${process.argv[1]}/${service}.log`, "utf8"); } catch { continue; }
+      const lines = text.split("\n").filter((l) => /"level":"(warn|error|fatal)"/.test(l)).slice(-5);
+      if (lines.length) console.log(`--- ${service}: last warnings and errors`);
+      for (const line of lines) {
+        try {
+          const e = JSON.parse(line);
+          const why = e.err?.message ?? e.error ?? "";
+          console.log(`${String(e.time).slice(11, 23)} ${e.level} ${e.msg ?? ""}${why ? `: ${why}` : ""}`.slice(0, 180));
+        } catch { console.log(line.slice(0, 180)); }
+      }
+    }' "$FLOWBOARD_HOME/logs" || true
 }
 
 cleanup() {
