@@ -122,7 +122,11 @@ report_service_logs() {
     for (const service of ["gateway", "boards", "membership", "files", "notifier"]) {
       let text = "";
       try { text = fs.readFileSync(`${process.argv[1]}/${service}.log`, "utf8"); } catch { continue; }
-      const lines = text.split("\n").filter((l) => /"level":"(warn|error|fatal)"/.test(l)).slice(-5);
+      const lines = text
+        .split("\n")
+        // the retry chatter of kafkajs itself ("component":"kafka") would crowd out the lines of the service
+        .filter((l) => /"level":"(warn|error|fatal)"/.test(l) && !/"component":"kafka"/.test(l))
+        .slice(-5);
       if (lines.length) console.log(`--- ${service}: last warnings and errors`);
       for (const line of lines) {
         try {
