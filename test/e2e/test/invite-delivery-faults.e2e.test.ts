@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { requireEnv, uniqueSuffix, waitFor } from '@flowboard/testing';
+import { waitUntilEveryConsumerCaughtUp } from './consumers';
 import { api, createProject, MAILPIT_URL, signUp, type SignedUp } from './support';
 
 /**
@@ -117,6 +118,8 @@ afterAll(async () => {
   await infra('start', 'kafka', 'mail');
   await services('start');
   await waitFor(async () => ((await notifierReady()) ? true : undefined), 60_000, 'notifier readiness');
+  // Kafka was restarted: boards and files must consume again before the files after this one rely on them.
+  await waitUntilEveryConsumerCaughtUp(90_000);
 });
 
 it('Kafka down while 50 invites are created: every e-mail arrives exactly once after it is back', async () => {
