@@ -1,23 +1,11 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { createKafka, ensureTopics } from '@flowboard/messaging';
 import { createPool } from '@flowboard/pg-kit';
 import { createLogger } from '@flowboard/service-kit';
-import { requireEnv, uniqueSuffix, waitFor } from '@flowboard/testing';
-import { api, createProject, signUp } from './support';
+import { uniqueSuffix, waitFor } from '@flowboard/testing';
+import { api, createProject, infraSetting, signUp } from './support';
 
 // What the API cannot show once a project is gone is checked inside the stack: the boards schema (as the
-// boards role, read only) and the Kafka topic. Both come from the stack's infra.env, like kafka-outage's infra.sh.
-const { FLOWBOARD_HOME } = requireEnv('FLOWBOARD_HOME');
-function infraSetting(name: string): string {
-  const fromEnv = process.env[name];
-  if (fromEnv) return fromEnv;
-  const file = readFileSync(path.join(FLOWBOARD_HOME, 'infra.env'), 'utf8');
-  const match = new RegExp(`^export ${name}=(.*)$`, 'm').exec(file);
-  if (!match) throw new Error(`${name} is neither in the environment nor in ${FLOWBOARD_HOME}/infra.env`);
-  return match[1]!.trim();
-}
-
+// boards role, read only) and the Kafka topic. Both come from the stack's infra.env (`infraSetting`).
 const boardsDb = createPool({
   connectionString: infraSetting('BOARDS_DATABASE_URL'),
   schema: 'boards',

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { inviteCreatedV1, projectDeletedV1, storyDeletedV1 } from '@flowboard/events';
 import { createKafka } from '@flowboard/messaging';
 import { createLogger } from '@flowboard/service-kit';
-import { requireEnv, waitFor } from '@flowboard/testing';
-import { api, createProject, signUp } from './support';
+import { waitFor } from '@flowboard/testing';
+import { api, createProject, infraSetting, signUp } from './support';
 
 type Admin = ReturnType<ReturnType<typeof createKafka>['admin']>;
 
@@ -50,12 +48,8 @@ export async function waitUntilEveryConsumerCaughtUp(timeoutMs: number): Promise
   expect((await api(`${P}/stories/${story.json.id}`, { method: 'DELETE', key: owner.key })).status).toBe(200);
   expect((await api(P, { method: 'DELETE', key: owner.key })).status).toBe(200);
 
-  const { FLOWBOARD_HOME } = requireEnv('FLOWBOARD_HOME');
-  const brokers = /^export KAFKA_BROKERS=(.*)$/m.exec(
-    readFileSync(path.join(FLOWBOARD_HOME, 'infra.env'), 'utf8'),
-  );
   const kafka = createKafka({
-    brokers: (brokers?.[1] ?? '').trim().split(','),
+    brokers: infraSetting('KAFKA_BROKERS').split(','),
     clientId: 'e2e-consumers',
     logger: createLogger('e2e-consumers', 'silent'),
   });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   apiClient,
   gatewayContract,
@@ -8,6 +10,20 @@ import {
 } from '@flowboard/testing';
 
 export const { GATEWAY_URL, MAILPIT_URL } = requireEnv('GATEWAY_URL', 'MAILPIT_URL');
+
+/**
+ * A setting of the stack's infrastructure (KAFKA_BROKERS, BOARDS_DATABASE_URL, ...): from the environment, else
+ * from the stack's `infra.env`, for the tests that look inside the stack where the API cannot show something.
+ */
+export function infraSetting(name: string): string {
+  const fromEnv = process.env[name];
+  if (fromEnv) return fromEnv;
+  const { FLOWBOARD_HOME } = requireEnv('FLOWBOARD_HOME');
+  const file = readFileSync(path.join(FLOWBOARD_HOME, 'infra.env'), 'utf8');
+  const match = new RegExp(`^export ${name}=(.*)$`, 'm').exec(file);
+  if (!match) throw new Error(`${name} is neither in the environment nor in ${FLOWBOARD_HOME}/infra.env`);
+  return match[1]!.trim();
+}
 
 /**
  * Checks a response against the gateway's OpenAPI document (`/api/v1/openapi.json`): a JSON body that disagrees
