@@ -146,16 +146,16 @@ describe('ResponseCache', () => {
     const a = await cache.through(1, '10', 'a', async () => body('aaaaaaaaaa'));
     await read(1, '10', 'b', 'bbbbbbbbbb');
     expect(cache.size).toBe(40);
-    cache.charge(a, 5);
+    cache.charge(1, 'a', a, 5);
     expect(cache.size).toBe(45);
     await read(1, '10', 'c', 'cccccccccc'); // 65 bytes: a, stored first, goes with its copy
     expect(cache.size).toBe(40);
-    cache.charge(a, 5); // a copy made for an answer no longer kept counts for nothing
-    cache.charge(body('never stored'), 5);
+    cache.charge(1, 'a', a, 5); // a copy made for an answer no longer kept counts for nothing
+    cache.charge(1, 'b', body('never stored'), 5);
     expect(cache.size).toBe(40);
     const b = await cache.through(1, '10', 'b', async () => body('rendered again'));
     expect(b.body).toBe('bbbbbbbbbb');
-    cache.charge(b, 30); // 70 bytes: the oldest (b itself) goes
+    cache.charge(1, 'b', b, 30); // 70 bytes: the oldest (b itself) goes
     expect(cache.size).toBe(20);
     await read(1, '10', 'b', 'bbbbbbbbbb');
     expect(renders()).toBe(3); // b, c, and b again: it was evicted

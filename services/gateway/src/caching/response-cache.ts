@@ -25,6 +25,8 @@ export interface ResponseCacheLimits {
   ttlMs: number;
 }
 
+const entryKeyOf = (projectId: number, key: string) => `${projectId} ${key}`;
+
 /** Versions are decimal integers without leading zeros (clock microseconds, then counted up). */
 const isOlder = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
 
@@ -38,8 +40,6 @@ export class ResponseCache {
   /** By project and key, in the order they were stored: the order eviction takes them in. */
   private readonly entries = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<RenderedBody>>();
-  /** The entry key each stored answer is kept under, for `charge`. */
-  private readonly keptUnder = new WeakMap<RenderedBody, string>();
   private bytes = 0;
 
   constructor(
@@ -65,7 +65,7 @@ export class ResponseCache {
       this.observe('bypass');
       return render();
     }
-    const entryKey = `${projectId} ${key}`;
+    const entryKey = entryKeyOf(projectId, key);
     const entry = this.entries.get(entryKey);
     if (entry && entry.version === version && entry.expiresAt > Date.now()) {
       this.observe('hit');
@@ -90,12 +90,12 @@ export class ResponseCache {
   }
 
   /**
-   * Counts `bytes` kept with a stored answer (a compressed copy of it) against the budget, for as long as that
-   * answer stays; nothing once it is gone (the copy then lives only as long as the requests still sending it).
+   * Counts `bytes` kept with `rendered`, the answer `through` gave for `projectId` and `key` (a compressed copy of
+   * it), against the budget for as long as that answer stays; nothing once it is gone or replaced (the copy then
+   * lives only as long as the requests still sending it).
    */
-  charge(rendered: RenderedBody, bytes: number): void {
-    const entryKey = this.keptUnder.get(rendered);
-    const entry = entryKey === undefined ? undefined : this.entries.get(entryKey);
+  charge(projectId: number, key: string, rendered: RenderedBody, bytes: number): void {
+    const entry = this.entries.get(entryKeyOf(projectId, key));
     if (entry?.rendered !== rendered) return;
     entry.size += bytes;
     this.bytes += bytes;
@@ -126,7 +126,6 @@ export class ResponseCache {
       this.bytes -= previous.size;
     }
     this.entries.set(entryKey, { rendered, version, size, expiresAt: Date.now() + this.limits.ttlMs });
-    this.keptUnder.set(rendered, entryKey);
     this.bytes += size;
     this.evictOverBudget();
   }

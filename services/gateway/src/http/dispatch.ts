@@ -22,10 +22,13 @@ export function dispatch(bodyLimit: number, cache: BoardCache): RequestHandler {
     const board = state.boardRead;
     if (board) {
       const version = (await board.version) ?? (await cache.versions.start(board.projectId));
-      const rendered = await cache.responses.through(board.projectId, version, responseKey(state), async () =>
+      const key = responseKey(state);
+      const rendered = await cache.responses.through(board.projectId, version, key, async () =>
         cachedBody(await match.route.handler(call), state.format, match.route.pattern),
       );
-      return sendRendered(req, res, rendered, (bytes) => cache.responses.charge(rendered, bytes));
+      return sendRendered(req, res, rendered, (bytes) =>
+        cache.responses.charge(board.projectId, key, rendered, bytes),
+      );
     }
     const changedBoard = isRead(req.method) ? undefined : state.project?.projectId;
     let reply: Reply;
