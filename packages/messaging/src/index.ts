@@ -171,7 +171,7 @@ export class EventConsumer {
    */
   readonly ended = new Promise<unknown>((resolve) => (this.endedWith = resolve));
   private readonly lag: ((topic: string, partition: number, lag: number) => void) | undefined;
-  private readonly joined: (member: boolean) => void = () => undefined;
+  private readonly showJoined: (member: boolean) => void = () => undefined;
 
   constructor(private readonly options: EventConsumerOptions) {
     if (options.metrics) {
@@ -188,8 +188,8 @@ export class EventConsumer {
         help: 'Whether this process is a member of its consumer group (1) or not (0: joining, or crashed and rejoining)',
         labelNames: ['group'],
       });
-      this.joined = (member) => joinedGauge.set({ group: options.groupId }, member ? 1 : 0);
-      this.joined(false);
+      this.showJoined = (member) => joinedGauge.set({ group: options.groupId }, member ? 1 : 0);
+      this.showJoined(false);
     }
     this.deadLetterTopic = `${options.groupId}-dlq`;
     this.retryDelayMs = options.retryDelayMs ?? exponentialBackoff();
@@ -203,8 +203,7 @@ export class EventConsumer {
     this.dlq = options.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     const { GROUP_JOIN, CRASH, DISCONNECT, STOP } = this.consumer.events;
     this.consumer.on(GROUP_JOIN, () => {
-      this.ready = true;
-      this.joined(true);
+      this.setMember(true);
       // A rebalance starts every partition again from its committed offset (the failed message): resume what
       // we held back, so a partition assigned to us again is not left paused with no timer.
       for (const backoff of this.backoffs.values()) {
@@ -214,17 +213,18 @@ export class EventConsumer {
       this.backoffs.clear();
     });
     this.consumer.on(CRASH, (e) => {
-      this.ready = false;
-      this.joined(false);
+      this.setMember(false);
       options.logger.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
       if (!e.payload.restart) this.endedWith(e.payload.error);
     });
-    const left = () => {
-      this.ready = false;
-      this.joined(false);
-    };
-    this.consumer.on(DISCONNECT, left);
-    this.consumer.on(STOP, left);
+    this.consumer.on(DISCONNECT, () => this.setMember(false));
+    this.consumer.on(STOP, () => this.setMember(false));
+  }
+
+  /** Group membership as kafkajs reports it: readiness and the joined gauge. */
+  private setMember(member: boolean): void {
+    this.ready = member;
+    this.showJoined(member);
   }
 
   /** A member of the group. */
@@ -342,7 +342,7 @@ export class EventConsumer {
   }
 
   async stop(): Promise<void> {
-    this.ready = false;
+    this.setMember(false);
     this.endedWith(undefined);
     for (const backoff of this.backoffs.values()) clearTimeout(backoff.timer);
     this.backoffs.clear();
