@@ -4,6 +4,16 @@
 # a go-installed Helm otherwise assumes v1.20), validation of every rendered manifest against the Kubernetes
 # JSON schemas (kubernetes-validate, --strict), and a diff against the golden rendering in
 # examples/<values set>/rendered.yaml. `--update` rewrites the goldens instead of comparing them.
+# Then scripts/chart-env-check.mjs on those renderings and on the default values' (with an existing Secret): every
+# Deployment's and migration Job's environment, built as the kubelet would, is run through its service's own
+# config loader (services/<svc>/dist/config.js: run after `npx turbo run build`, as npm test does), and every
+# topologySpreadConstraint must select its own pods and every grace period outlast preStop + drain. Last,
+# negative checks: each guard must still fail on values made to break it.
+#
+# The cluster APIs a values set needs beyond Kubernetes' own are given to `helm template` with --api-versions
+# ($EXTRA_APIS: the Prometheus Operator's ServiceMonitor, which templates/servicemonitor.yaml requires when
+# metrics.serviceMonitor.enabled). `helm lint` has no such flag; in lint mode Helm logs a template's `fail` as
+# INFO and renders on, so the lint still covers that template.
 #
 # Tools are built once into $FLOWBOARD_CACHE (~/.cache/flowboard): Helm with `go install` (helm-<version>/helm),
 # kubernetes-validate in a venv (kubernetes-validate-<version>/). A warm run needs no network.
@@ -20,6 +30,8 @@ K8S_VERSION=${FLOWBOARD_K8S_VERSION:-1.36}   # target cluster version; must be o
 CHART=deploy/helm/flowboard
 RELEASE=flowboard NAMESPACE=flowboard       # fixed, so the goldens are stable
 CRD_WITHOUT_SCHEMA="^WARN .* Couldn't find schema for kind ServiceMonitor with api version monitoring\.coreos\.com/v1 "
+EXTRA_APIS=(--api-versions monitoring.coreos.com/v1/ServiceMonitor)
+EXISTING_SECRET=flowboard-credentials       # the default values are rendered with it (they have no credentials)
 
 UPDATE=0
 case "${1:-}" in
@@ -86,7 +98,8 @@ for f in "${sets[@]}"; do
   log "[$name] helm lint --strict -f $f"
   "$HELM" lint --strict --kube-version "$K8S_VERSION.0" "$CHART" -f "$f" >"$WORK/$name.lint" 2>&1 || { cat "$WORK/$name.lint" >&2; fail "[$name] helm lint"; }
   log "[$name] helm template"
-  if ! "$HELM" template "$RELEASE" "$CHART" --namespace "$NAMESPACE" --kube-version "$K8S_VERSION.0" -f "$f" >"$out"; then
+  if ! "$HELM" template "$RELEASE" "$CHART" --namespace "$NAMESPACE" --kube-version "$K8S_VERSION.0" "${EXTRA_APIS[@]}" \
+    -f "$f" >"$out"; then
     fail "[$name] helm template"
     continue
   fi
@@ -117,10 +130,92 @@ for d in "$CHART"/examples/*/; do
   [ -f "$CHART/ci/$(basename "$d").yaml" ] || fail "golden $d has no ci/$(basename "$d").yaml"
 done
 
+template() { "$HELM" template "$RELEASE" "$CHART" --namespace "$NAMESPACE" --kube-version "$K8S_VERSION.0" "$@"; }
+# render <name> <helm template args...>: renders into $WORK/<name>.yaml, errors into $WORK/<name>.err.
+render() {
+  local name=$1
+  shift
+  template "$@" >"$WORK/$name.yaml" 2>"$WORK/$name.err"
+}
+
+log "[default] helm template (values.yaml, secrets.existingSecret=$EXISTING_SECRET)"
+render default "${EXTRA_APIS[@]}" --set "secrets.existingSecret=$EXISTING_SECRET" \
+  || { cat "$WORK/default.err" >&2; fail "[default] helm template"; }
+
+# env_check <values label>=<rendered.yaml>...: the pods' environment against the services' config loaders, their
+# topology spread selectors and grace periods.
+env_check() { node scripts/chart-env-check.mjs --existing-secret "$EXISTING_SECRET" "$@"; }
+
+log "pods' configuration against the services' config loaders (scripts/chart-env-check.mjs)"
+env_args=()   # <values label>=<rendered.yaml>, for each rendering that succeeded
+if [ -s "$WORK/default.yaml" ]; then env_args+=("$CHART/values.yaml=$WORK/default.yaml"); fi
+for f in "${sets[@]}"; do
+  if [ -s "$WORK/$(basename "$f" .yaml).yaml" ]; then env_args+=("$f=$WORK/$(basename "$f" .yaml).yaml"); fi
+done
+if env_check "${env_args[@]}" >"$WORK/env.out" 2>&1; then
+  tail -n 1 "$WORK/env.out"
+else
+  grep -v '^ok ' "$WORK/env.out" >&2
+  fail "pods' configuration (chart-env-check)"
+fi
+
+# expect_fail <what> <ERE> <command...>: the command must fail, and its output match the ERE.
+expect_fail() {
+  local what=$1 pattern=$2
+  shift 2
+  if "$@" >"$WORK/negative.out" 2>&1; then
+    fail "negative check \"$what\": passed, should have failed"
+  elif ! grep -qE "$pattern" "$WORK/negative.out"; then
+    cat "$WORK/negative.out" >&2
+    fail "negative check \"$what\": failed without saying /$pattern/"
+  else
+    log "negative check ok: $what: $(grep -E "$pattern" "$WORK/negative.out" | head -n 1 | cut -c 1-200)"
+  fi
+}
+MINIMAL="$CHART/ci/minimal.yaml"
+
+log "negative checks"
+# The ServiceMonitor needs the Prometheus Operator's CRD: without that API the chart refuses, saying what to do.
+expect_fail "production without the ServiceMonitor API" \
+  'install the Prometheus Operator CRDs first, or set metrics\.serviceMonitor\.enabled=false' \
+  template -f "$CHART/ci/production.yaml"
+# A grace period that does not outlast the preStop sleep + the services' drain is refused.
+expect_fail "grace period not longer than preStop sleep + drain" \
+  'terminationGracePeriodSeconds \(30\) must be larger than preStopSleepSeconds' \
+  template -f "$MINIMAL" --set default.terminationGracePeriodSeconds=30
+# The environment check finds a variable a service requires that the pod does not get (boards' KAFKA_BROKERS, as
+# in the first real install), naming the values set and the component: the minimal rendering, less that line of
+# the boards ConfigMap.
+awk '/^---/ { cm = 0; boards = 0 } /^kind: ConfigMap$/ { cm = 1 } /^  name: flowboard-boards$/ { boards = 1 }
+  !(cm && boards && /^  KAFKA_BROKERS: /)' "$WORK/minimal.yaml" >"$WORK/negative-env.yaml"
+label="$MINIMAL, less KAFKA_BROKERS in the boards ConfigMap"
+if cmp -s "$WORK/minimal.yaml" "$WORK/negative-env.yaml"; then
+  fail "negative check \"boards without KAFKA_BROKERS\": no KAFKA_BROKERS in the boards ConfigMap to remove"
+else
+  expect_fail "boards without KAFKA_BROKERS" 'loadBoardsConfig: KAFKA_BROKERS' env_check "$label=$WORK/negative-env.yaml"
+  grep -qF "FAIL [$label] component boards (Deployment " "$WORK/negative.out" \
+    || fail "negative check \"boards without KAFKA_BROKERS\": the failure names no values set and component"
+fi
+# A topology spread constraint whose labelSelector does not select its own pods is found.
+cat >"$WORK/negative-spread.values.yaml" <<'EOF'
+components:
+  gateway:
+    topologySpreadConstraints:
+      - maxSkew: 1
+        topologyKey: topology.kubernetes.io/zone
+        whenUnsatisfiable: ScheduleAnyway
+        labelSelector: { matchLabels: { app.kubernetes.io/component: boards } }
+EOF
+render negative-spread -f "$MINIMAL" -f "$WORK/negative-spread.values.yaml" \
+  || { cat "$WORK/negative-spread.err" >&2; fail "negative check: helm template with a foreign spread selector"; }
+expect_fail "spread constraint that selects other pods" \
+  'topologySpreadConstraints\[0\] .*does not select the pod' \
+  env_check "$MINIMAL + gateway spread by the boards' labels=$WORK/negative-spread.yaml"
+
 secs=$(awk -v ms=$(($(now_ms) - T0)) 'BEGIN { printf "%.1f", ms / 1000 }')
 if ((${#FAILED[@]})); then
   echo "chart-check: ${#FAILED[@]} failed in ${secs}s:" >&2
   printf '  %s\n' "${FAILED[@]}" >&2
   exit 1
 fi
-log "chart-check: ${#sets[@]} values sets linted, rendered, validated and compared in ${secs}s"
+log "chart-check: ${#sets[@]} values sets linted, rendered, validated and compared, pods' configuration checked in ${secs}s"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Local infrastructure without Docker: PostgreSQL, Redis, Kafka, MinIO (S3) and a Mailpit-compatible mail sink,
-# as plain processes on 127.0.0.1.
+# as plain processes on 127.0.0.1 (or $FLOWBOARD_INFRA_HOST: see lib.sh).
 #
 #   deploy/local/infra.sh start|stop|status [postgres redis kafka minio mail]   (default: all)
 #
@@ -12,7 +12,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ALL=(postgres redis kafka minio mail)
-PG_URL_BASE=127.0.0.1:$FLOWBOARD_PG_PORT/flowboard
+PG_URL_BASE=$INFRA_HOST:$FLOWBOARD_PG_PORT/flowboard
 S3_ACCESS_KEY=flowboard
 S3_SECRET_KEY=flowboard-secret   # MinIO wants >= 8 characters
 S3_BUCKET=flowboard-attachments
@@ -64,19 +64,28 @@ launch_postgres() {
     as_pg "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 "${nosync[@]}" \
       >>"$logfile" 2>&1 || { show_log "$logfile"; return 1; }
   fi
-  opts="-p $FLOWBOARD_PG_PORT -k $dir -c listen_addresses=127.0.0.1"
+  pg_allow_infra_net "$dir/data/pg_hba.conf"
+  opts="-p $FLOWBOARD_PG_PORT -k $dir -c listen_addresses=$INFRA_HOST"
   # Throw-away clusters skip durability; the npm start cluster keeps PostgreSQL's safe defaults.
   [ "$EPHEMERAL" = 1 ] && opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-  log "postgres: starting on 127.0.0.1:$FLOWBOARD_PG_PORT"
+  log "postgres: starting on $INFRA_HOST:$FLOWBOARD_PG_PORT"
   as_pg "$bin/pg_ctl" -D "$dir/data" -l "$logfile" -w -t 60 -o "$opts" start >/dev/null \
     || { show_log "$logfile"; return 1; }
+}
+
+# initdb trusts loopback only; on another address (the cluster's bridge) trust that network too, as the loopback
+# stack does: the services' roles have no passwords.
+pg_allow_infra_net() {  # pg_allow_infra_net <pg_hba.conf>
+  [ "$INFRA_HOST" = 127.0.0.1 ] && return 0
+  local line="host all all $INFRA_NET trust"
+  grep -qxF "$line" "$1" || as_pg sh -c "echo '$line' >>'$1'"
 }
 
 # pg_ctl -w already waited for connections; now the database, roles and schemas. Explicit `return 1`s:
 # callers run this as `ready_postgres || die`, where bash ignores `set -e` inside the function.
 ready_postgres() {
   local psql svc
-  psql=("$(pg_bin)/psql" -h 127.0.0.1 -p "$FLOWBOARD_PG_PORT" -U postgres -v ON_ERROR_STOP=1 -qAt)
+  psql=("$(pg_bin)/psql" -h "$INFRA_HOST" -p "$FLOWBOARD_PG_PORT" -U postgres -v ON_ERROR_STOP=1 -qAt)
   "${psql[@]}" -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'flowboard'" | grep -q 1 \
     || "${psql[@]}" -d postgres -c 'CREATE DATABASE flowboard' || return 1
   for svc in "${SERVICE_SCHEMAS[@]}"; do
@@ -112,12 +121,15 @@ launch_redis() {
   mkdir -p "$FLOWBOARD_HOME/redis"
   local persist=(--appendonly yes)   # npm start: sessions and caches survive a restart
   [ "$EPHEMERAL" = 1 ] && persist=(--save "" --appendonly no)
-  log "redis: starting on 127.0.0.1:$FLOWBOARD_REDIS_PORT"
-  start_detached redis "$LOG_DIR/redis.log" redis-server --bind 127.0.0.1 --port "$FLOWBOARD_REDIS_PORT" \
+  # Protected mode refuses every non-loopback client of a server without a password; the one other address we ever
+  # listen on is the cluster's pod bridge, private to this machine, whose pods are the clients.
+  [ "$INFRA_HOST" = 127.0.0.1 ] || persist+=(--protected-mode no)
+  log "redis: starting on $INFRA_HOST:$FLOWBOARD_REDIS_PORT"
+  start_detached redis "$LOG_DIR/redis.log" redis-server --bind "$INFRA_HOST" --port "$FLOWBOARD_REDIS_PORT" \
     --daemonize no --dir "$FLOWBOARD_HOME/redis" "${persist[@]}"
 }
 
-redis_pong() { redis-cli -h 127.0.0.1 -p "$FLOWBOARD_REDIS_PORT" ping 2>/dev/null | grep -q PONG; }
+redis_pong() { redis-cli -h "$INFRA_HOST" -p "$FLOWBOARD_REDIS_PORT" ping 2>/dev/null | grep -q PONG; }
 ready_redis() { wait_ready redis "$LOG_DIR/redis.log" 30 redis_pong; }
 stop_redis() { stop_process redis 10; }   # SIGTERM: Redis writes its append-only file and exits
 
@@ -137,11 +149,11 @@ kafka_cluster_id() {
 launch_kafka() {
   ensure_kafka
   require_free_port kafka "$FLOWBOARD_KAFKA_PORT" FLOWBOARD_KAFKA_PORT
-  require_free_port "kafka controller" "$FLOWBOARD_KAFKA_CONTROLLER_PORT" FLOWBOARD_KAFKA_CONTROLLER_PORT
+  require_free_port "kafka controller" "$FLOWBOARD_KAFKA_CONTROLLER_PORT" FLOWBOARD_KAFKA_CONTROLLER_PORT 127.0.0.1
   local kdir=$FLOWBOARD_HOME/kafka logfile=$LOG_DIR/kafka.log here
   here=$REPO/deploy/local/kafka
   mkdir -p "$kdir"
-  sed -e "s|@RUN@|$FLOWBOARD_HOME|g" -e "s|@PORT@|$FLOWBOARD_KAFKA_PORT|g" \
+  sed -e "s|@RUN@|$FLOWBOARD_HOME|g" -e "s|@HOST@|$INFRA_HOST|g" -e "s|@PORT@|$FLOWBOARD_KAFKA_PORT|g" \
     -e "s|@CONTROLLER_PORT@|$FLOWBOARD_KAFKA_CONTROLLER_PORT|g" "$here/server.properties" >"$kdir/server.properties"
   local java_opts=(-Dlog4j2.configurationFile="$here/log4j2.properties" -Dkafka.logs.dir="$LOG_DIR"
     -Djava.awt.headless=true -cp "$KAFKA_HOME/libs/*")
@@ -153,7 +165,7 @@ launch_kafka() {
   fi
   # Remember where this run's output starts, so an old "Kafka Server started" line cannot fool the wait.
   KAFKA_LOG_OFFSET=$(stat -c %s "$logfile" 2>/dev/null || echo 0)
-  log "kafka: starting on 127.0.0.1:$FLOWBOARD_KAFKA_PORT (controller $FLOWBOARD_KAFKA_CONTROLLER_PORT)"
+  log "kafka: starting on $INFRA_HOST:$FLOWBOARD_KAFKA_PORT (controller $FLOWBOARD_KAFKA_CONTROLLER_PORT)"
   start_detached kafka "$logfile" java -Xms512m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
     "${java_opts[@]}" kafka.Kafka "$kdir/server.properties"
 }
@@ -164,7 +176,7 @@ ready_kafka() {
   wait_ready kafka "$LOG_DIR/kafka.log" 90 kafka_started || return 1
   # The log line comes before the group coordinator can serve: probe with a real client (kafkajs).
   if (cd "$REPO" && node -e "require.resolve('kafkajs')" 2>/dev/null); then
-    KAFKA_BROKERS=127.0.0.1:$FLOWBOARD_KAFKA_PORT node "$REPO/deploy/local/kafka/ready.js" \
+    KAFKA_BROKERS=$INFRA_HOST:$FLOWBOARD_KAFKA_PORT node "$REPO/deploy/local/kafka/ready.js" \
       || { show_log "$LOG_DIR/kafka.log"; return 1; }
   else
     warn "kafka: kafkajs is not installed (npm ci), so only the broker's log line was checked"
@@ -189,17 +201,17 @@ launch_minio() {
   if [ -n "$minio" ]; then
     require_free_port "minio console" "$FLOWBOARD_S3_CONSOLE_PORT" FLOWBOARD_S3_CONSOLE_PORT
     mkdir -p "$data"
-    log "minio: starting on 127.0.0.1:$FLOWBOARD_S3_PORT"
+    log "minio: starting on $INFRA_HOST:$FLOWBOARD_S3_PORT"
     start_detached minio "$logfile" env MINIO_ROOT_USER="$S3_ACCESS_KEY" MINIO_ROOT_PASSWORD="$S3_SECRET_KEY" \
-      MINIO_BROWSER=off MINIO_UPDATE=off "$minio" server "$data" --address "127.0.0.1:$FLOWBOARD_S3_PORT" \
-      --console-address "127.0.0.1:$FLOWBOARD_S3_CONSOLE_PORT" --quiet
+      MINIO_BROWSER=off MINIO_UPDATE=off "$minio" server "$data" --address "$INFRA_HOST:$FLOWBOARD_S3_PORT" \
+      --console-address "$INFRA_HOST:$FLOWBOARD_S3_CONSOLE_PORT" --quiet
   else
     ensure_s3proxy
     data=$FLOWBOARD_HOME/s3proxy   # plain files, not MinIO's on-disk format: keep the two apart
     mkdir -p "$data"
     sed -e "s|@PORT@|$FLOWBOARD_S3_PORT|g" -e "s|@DATA@|$data|g" \
       "$REPO/deploy/local/s3proxy/s3proxy.properties" >"$FLOWBOARD_HOME/s3proxy.properties"
-    log "minio: starting S3Proxy $S3PROXY_VERSION (fallback) on 127.0.0.1:$FLOWBOARD_S3_PORT"
+    log "minio: starting S3Proxy $S3PROXY_VERSION (fallback) on $INFRA_HOST:$FLOWBOARD_S3_PORT"
     start_detached minio "$logfile" java -Xmx256m -Dlogback.configurationFile="$REPO/deploy/local/s3proxy/logback.xml" \
       -cp "$S3PROXY_HOME/libs/*" org.gaul.s3proxy.Main \
       --properties "$FLOWBOARD_HOME/s3proxy.properties"
@@ -208,8 +220,8 @@ launch_minio() {
 
 # Any HTTP answer (even 403 to an unsigned request) means the S3 server is up; MinIO also has a health URL.
 s3_up() {
-  http_ok "http://127.0.0.1:$FLOWBOARD_S3_PORT/minio/health/live" \
-    || curl -s -o /dev/null --max-time 2 -w '%{http_code}' "http://127.0.0.1:$FLOWBOARD_S3_PORT/" | grep -q '^[2-4]'
+  http_ok "http://$INFRA_HOST:$FLOWBOARD_S3_PORT/minio/health/live" \
+    || curl -s -o /dev/null --max-time 2 -w '%{http_code}' "http://$INFRA_HOST:$FLOWBOARD_S3_PORT/" | grep -q '^[2-4]'
 }
 
 # Creates the bucket with a SigV4-signed PUT (curl signs it itself): 200 new, 409 already there. The payload
@@ -218,7 +230,7 @@ s3_bucket() {
   local code
   code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT --aws-sigv4 'aws:amz:us-east-1:s3' \
     -H 'x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' \
-    --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" "http://127.0.0.1:$FLOWBOARD_S3_PORT/$S3_BUCKET")
+    --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" "http://$INFRA_HOST:$FLOWBOARD_S3_PORT/$S3_BUCKET")
   [[ $code == 200 || $code == 409 ]]
 }
 
@@ -242,12 +254,12 @@ launch_mail() {
   require_free_port "mail (HTTP)" "$FLOWBOARD_MAILPIT_PORT" FLOWBOARD_MAILPIT_PORT
   mkdir -p "$FLOWBOARD_HOME/mail"
   [ "$EPHEMERAL" = 1 ] || store=(MAILSINK_STORE="$FLOWBOARD_HOME/mail/messages.json")
-  log "mail: starting SMTP on 127.0.0.1:$FLOWBOARD_SMTP_PORT, REST on 127.0.0.1:$FLOWBOARD_MAILPIT_PORT"
-  start_detached mail "$LOG_DIR/mail.log" env MAILSINK_HOST=127.0.0.1 MAILSINK_SMTP_PORT="$FLOWBOARD_SMTP_PORT" \
+  log "mail: starting SMTP on $INFRA_HOST:$FLOWBOARD_SMTP_PORT, REST on $INFRA_HOST:$FLOWBOARD_MAILPIT_PORT"
+  start_detached mail "$LOG_DIR/mail.log" env MAILSINK_HOST="$INFRA_HOST" MAILSINK_SMTP_PORT="$FLOWBOARD_SMTP_PORT" \
     MAILSINK_HTTP_PORT="$FLOWBOARD_MAILPIT_PORT" "${store[@]}" node "$main"
 }
 
-ready_mail() { wait_ready mail "$LOG_DIR/mail.log" 30 http_ok "http://127.0.0.1:$FLOWBOARD_MAILPIT_PORT/readyz"; }
+ready_mail() { wait_ready mail "$LOG_DIR/mail.log" 30 http_ok "http://$INFRA_HOST:$FLOWBOARD_MAILPIT_PORT/readyz"; }
 stop_mail() { stop_process mail 5; }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -260,15 +272,15 @@ export PG_ADMIN_URL=postgresql://postgres@$pg
 export BOARDS_DATABASE_URL=postgresql://boards@$pg
 export MEMBERSHIP_DATABASE_URL=postgresql://membership@$pg
 export FILES_DATABASE_URL=postgresql://files@$pg
-export REDIS_URL=redis://127.0.0.1:$FLOWBOARD_REDIS_PORT
-export KAFKA_BROKERS=127.0.0.1:$FLOWBOARD_KAFKA_PORT
-export S3_ENDPOINT=http://127.0.0.1:$FLOWBOARD_S3_PORT
+export REDIS_URL=redis://$INFRA_HOST:$FLOWBOARD_REDIS_PORT
+export KAFKA_BROKERS=$INFRA_HOST:$FLOWBOARD_KAFKA_PORT
+export S3_ENDPOINT=http://$INFRA_HOST:$FLOWBOARD_S3_PORT
 export S3_REGION=us-east-1
 export S3_ACCESS_KEY=$S3_ACCESS_KEY
 export S3_SECRET_KEY=$S3_SECRET_KEY
 export S3_BUCKET=$S3_BUCKET
-export SMTP_URL=smtp://127.0.0.1:$FLOWBOARD_SMTP_PORT
-export MAILPIT_URL=http://127.0.0.1:$FLOWBOARD_MAILPIT_PORT
+export SMTP_URL=smtp://$INFRA_HOST:$FLOWBOARD_SMTP_PORT
+export MAILPIT_URL=http://$INFRA_HOST:$FLOWBOARD_MAILPIT_PORT
 EOF
   mv "$FLOWBOARD_HOME/infra.env.tmp" "$FLOWBOARD_HOME/infra.env"
 }
@@ -289,7 +301,7 @@ cmd_start() {
   for c in kafka "$@"; do [[ " $* " == *" $c "* && " ${order[*]} " != *" $c "* ]] && order+=("$c"); done
   for c in "${order[@]}"; do
     if "running_$c"; then
-      log "$c: already running on 127.0.0.1:$(port_of "$c")"
+      log "$c: already running on $INFRA_HOST:$(port_of "$c")"
     else
       "launch_$c"
       launched+=("$c")
@@ -314,7 +326,7 @@ cmd_stop() {
 cmd_status() {
   local c state
   for c in "$@"; do
-    if "running_$c"; then state="running on 127.0.0.1:$(port_of "$c")"; else state=stopped; fi
+    if "running_$c"; then state="running on $INFRA_HOST:$(port_of "$c")"; else state=stopped; fi
     printf '%-9s %s\n' "$c" "$state"
   done
 }

@@ -9,6 +9,11 @@ FLOWBOARD_HOME=$(realpath -m "${FLOWBOARD_HOME:-$REPO/.flowboard}")           # 
 RUN_DIR=$FLOWBOARD_HOME/run
 LOG_DIR=$FLOWBOARD_HOME/logs
 EPHEMERAL=${FLOWBOARD_EPHEMERAL:-0}   # 1 = throw-away test stack: durability off for speed
+# The one address the infrastructure listens on. 127.0.0.1 for npm start and npm test; the Kubernetes cluster
+# (deploy/cluster) sets its pod bridge's gateway address, which pods and this host both reach, with INFRA_NET the
+# network PostgreSQL then trusts.
+INFRA_HOST=${FLOWBOARD_INFRA_HOST:-127.0.0.1}
+INFRA_NET=${FLOWBOARD_INFRA_NET:-$INFRA_HOST/32}
 
 # Infrastructure ports (defaults avoid the ones apt's own PostgreSQL/Redis may take).
 : "${FLOWBOARD_PG_PORT:=55432}" "${FLOWBOARD_REDIS_PORT:=56379}"
@@ -39,13 +44,13 @@ die() { echo "error: $*" >&2; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
 now_ms() { date +%s%3N; }
 
-# True when something accepts TCP connections on 127.0.0.1:<port>.
-port_in_use() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+# True when something accepts TCP connections on <host>:<port> (default: the infrastructure's address).
+port_in_use() { timeout 1 bash -c "exec 3<>/dev/tcp/${2:-$INFRA_HOST}/$1" 2>/dev/null; }
 
 # Refuse to start <what> when its port is taken by a process we do not manage.
-require_free_port() {  # require_free_port <what> <port> <env var>
-  if port_in_use "$2"; then
-    die "$1: port 127.0.0.1:$2 is already in use by another process. Stop it (npm stop), or choose another port with $3=<port>."
+require_free_port() {  # require_free_port <what> <port> <env var> [host]
+  if port_in_use "$2" "${4:-}"; then
+    die "$1: port ${4:-$INFRA_HOST}:$2 is already in use by another process. Stop it (npm stop), or choose another port with $3=<port>."
   fi
 }
 

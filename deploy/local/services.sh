@@ -95,9 +95,9 @@ service_ready() {
   case $1 in
     gateway) http_ok "http://127.0.0.1:$FLOWBOARD_GATEWAY_PORT/readyz" ;;
     notifier) http_ok "http://127.0.0.1:$FLOWBOARD_NOTIFIER_PORT/readyz" ;;
-    files) port_in_use "$FLOWBOARD_FILES_PORT" && port_in_use "$FLOWBOARD_FILES_HTTP_PORT" ;;
-    boards) port_in_use "$FLOWBOARD_BOARDS_PORT" ;;
-    membership) port_in_use "$FLOWBOARD_MEMBERSHIP_PORT" ;;
+    files) port_in_use "$FLOWBOARD_FILES_PORT" 127.0.0.1 && port_in_use "$FLOWBOARD_FILES_HTTP_PORT" 127.0.0.1 ;;
+    boards) port_in_use "$FLOWBOARD_BOARDS_PORT" 127.0.0.1 ;;
+    membership) port_in_use "$FLOWBOARD_MEMBERSHIP_PORT" 127.0.0.1 ;;
   esac
 }
 
@@ -123,7 +123,7 @@ cmd_start() {
       continue
     fi
     [ -f "$REPO/services/$svc/dist/main.js" ] || die "$svc: services/$svc/dist/main.js is missing; build first: npx turbo run build"
-    for pair in $(service_ports "$svc"); do require_free_port "$svc" "${pair%%:*}" "${pair#*:}"; done
+    for pair in $(service_ports "$svc"); do require_free_port "$svc" "${pair%%:*}" "${pair#*:}" 127.0.0.1; done
     started+=("$svc")
   done
   ((${#started[@]})) || return 0

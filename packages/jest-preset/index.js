@@ -1,6 +1,7 @@
 // Every workspace's jest.config.js is `require('@flowboard/jest-preset').config(__dirname)`.
 // Two projects: `unit` (src/**/*.test.ts, no I/O) and `integration` (test/integration/**/*.int.test.ts,
-// real infrastructure) — or, for test/e2e, `e2e` (test/**/*.e2e.test.ts).
+// real infrastructure) — or, for test/e2e, `e2e` (test/**/*.e2e.test.ts), and for test/cluster, `cluster`
+// (test/**/*.cluster.test.ts, a Kubernetes install: scripts/cluster-test.sh).
 const path = require('node:path');
 
 const transform = {
@@ -30,6 +31,7 @@ function config(rootDir) {
       project(rootDir, 'unit', ['<rootDir>/src/**/*.test.ts']),
       project(rootDir, 'integration', ['<rootDir>/test/integration/**/*.int.test.ts'], slow),
       project(rootDir, 'e2e', ['<rootDir>/test/**/*.e2e.test.ts'], slow),
+      project(rootDir, 'cluster', ['<rootDir>/test/**/*.cluster.test.ts'], slow),
     ],
     reporters: ['default', path.join(__dirname, 'summary-reporter.js')],
   };

@@ -3,7 +3,8 @@ import { BackgroundConsumer, createKafka } from '@flowboard/messaging';
 import { createPool } from '@flowboard/pg-kit';
 import { loadFilesProto } from '@flowboard/proto';
 import {
-  closeServer,
+  drainServer,
+  KEEP_ALIVE_DRAIN_MS,
   createGrpcServer,
   createLogger,
   createMetricsRegistry,
@@ -170,8 +171,8 @@ export function createApp(
       (stopped ??= (async () => {
         clearInterval(sweepTimer);
         await consumer.stop();
-        await closeHttp(httpServer, logger);
-        await grpcServer.stop();
+        // Both drain at once: the gateway moves to another replica over each of them independently.
+        await Promise.all([closeHttp(httpServer, logger), grpcServer.stop()]);
         await sweeping;
         await pool.end();
         await metricsServer.stop();
@@ -197,14 +198,17 @@ function observeStorage(registry: MetricsRegistry, quota: QuotaStore, logger: Lo
   });
 }
 
-/** Stops accepting, lets in-flight transfers finish, and cuts whatever is still open after the grace period. */
+/**
+ * Lets keep-alive callers move off (drainServer), stops accepting, lets in-flight transfers finish, and cuts whatever
+ * is still open after the grace period.
+ */
 async function closeHttp(server: http.Server, logger: Logger): Promise<void> {
   const timer = setTimeout(() => {
     logger.warn('HTTP drain timed out; closing open connections');
     server.closeAllConnections();
-  }, HTTP_DRAIN_MS);
+  }, KEEP_ALIVE_DRAIN_MS + HTTP_DRAIN_MS);
   try {
-    await closeServer(server);
+    await drainServer(server, KEEP_ALIVE_DRAIN_MS);
   } finally {
     clearTimeout(timer);
   }

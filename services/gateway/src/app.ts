@@ -1,7 +1,8 @@
 import http from 'node:http';
 import Redis from 'ioredis';
 import {
-  closeServer,
+  drainServer,
+  KEEP_ALIVE_DRAIN_MS,
   createLogger,
   createMetricsRegistry,
   listen,
@@ -136,7 +137,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     },
     async stop() {
       readiness.stop();
-      await closeServer(server);
+      await drainServer(server, KEEP_ALIVE_DRAIN_MS);
       membership.close();
       boards.close();
       files.close();

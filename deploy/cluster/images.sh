@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Container images without a registry: a Debian base made with debootstrap from this machine's own apt mirror, a
+# Node base from the host's Node and npm (named like the Dockerfile's FROM, so FROM resolves locally), then the five
+# service images from deploy/docker/Dockerfile.
+#
+#   deploy/cluster/images.sh [--version <v>] [--out <file>] [--import]
+#
+# builds what changed and writes "<service> <tag>" lines to <file> (default $CLUSTER_HOME/images); --import also
+# loads them into the running node's containerd.
+#
+# Each service image is tagged by its content (sha-<12 hex of its image id>), so a rebuild of unchanged sources gives
+# the same tag and the cluster restarts only what changed. --version sets the images' version label (default: the
+# chart's appVersion); a new label is a new image, which is how the cluster test makes an upgrade.
+set -euo pipefail
+# shellcheck source=deploy/cluster/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SERVICES=(gateway boards membership files notifier)
+VERSION=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$CHART/Chart.yaml")
+OUT=$CLUSTER_HOME/images
+IMPORT=0
+while (($#)); do
+  case $1 in
+    --version) VERSION=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --import) IMPORT=1; shift ;;
+    *) die "usage: $0 [--version <v>] [--out <file>] [--import]" ;;
+  esac
+done
+
+DEBIAN_IMAGE=local/debian:bookworm
+NODE_IMAGE=$(sed -n 's/^ARG NODE_IMAGE=//p' "$REPO/deploy/docker/Dockerfile")   # node:20-bookworm-slim
+ROOTFS_TAR=$FLOWBOARD_CACHE/cluster/rootfs-bookworm.tar
+
+have_image() { docker image inspect "$1" >/dev/null 2>&1; }
+
+# The machine's own Debian mirror, read from its apt sources (never a host name written here).
+apt_mirror() {
+  cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
+    awk '/^URIs:/ { print $2; exit } /^deb / { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }'
+}
+
+ensure_debian_base() {
+  have_image "$DEBIAN_IMAGE" && return 0
+  if [ ! -f "$ROOTFS_TAR" ]; then
+    local mirror tmp
+    mirror=$(apt_mirror)
+    [ -n "$mirror" ] || die "no Debian mirror in /etc/apt/sources*"
+    tmp=$(mktemp -d /var/tmp/flowboard-rootfs.XXXXXX)
+    log "images: debootstrap --variant=minbase bookworm from the machine's apt mirror (one-time, ~2 min)"
+    debootstrap --variant=minbase bookworm "$tmp" "$mirror" >"$LOG_DIR/debootstrap.log" 2>&1 \
+      || { show_log "$LOG_DIR/debootstrap.log"; rm -rf "$tmp"; die "debootstrap failed"; }
+    # Package lists and caches are of no use in an image.
+    rm -rf "$tmp"/var/lib/apt/lists/* "$tmp"/var/cache/apt/* "$tmp"/usr/share/doc/* "$tmp"/usr/share/man/*
+    mkdir -p "$(dirname "$ROOTFS_TAR")"
+    tar -C "$tmp" -cf "$ROOTFS_TAR.tmp" . && mv "$ROOTFS_TAR.tmp" "$ROOTFS_TAR"
+    rm -rf "$tmp"
+  fi
+  log "images: importing $DEBIAN_IMAGE"
+  docker import "$ROOTFS_TAR" "$DEBIAN_IMAGE" >/dev/null
+}
+
+# The host's Node (same major as the Dockerfile's base) and npm; the host's CA bundle goes in because this
+# machine's outbound TLS is intercepted (npm fails SELF_SIGNED_CERT_IN_CHAIN without it).
+ensure_node_base() {
+  local node_version ctx
+  node_version=$(node --version)
+  if have_image "$NODE_IMAGE" &&
+    [ "$(docker image inspect -f '{{ index .Config.Labels "org.flowboard.node-version" }}' "$NODE_IMAGE")" = "$node_version" ]; then
+    return 0
+  fi
+  [[ $NODE_IMAGE == node:${node_version:1:2}-* ]] || die "the host's Node $node_version does not match $NODE_IMAGE"
+  ctx=$(mktemp -d)
+  tar -C / -cf "$ctx/node.tar" usr/bin/node usr/lib/node_modules/npm usr/lib/node_modules/corepack
+  cp /etc/ssl/certs/ca-certificates.crt "$ctx/"
+  cat >"$ctx/Dockerfile" <<EOF
+FROM $DEBIAN_IMAGE
+LABEL org.flowboard.node-version="$node_version"
+ADD node.tar /
+COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/bin/npm && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/bin/npx \\
+ && groupadd --gid 1000 node && useradd --uid 1000 --gid node -m node
+EOF
+  log "images: $NODE_IMAGE from the host's Node $node_version"
+  docker build -q -t "$NODE_IMAGE" "$ctx" >/dev/null || { rm -rf "$ctx"; die "node base image build failed"; }
+  rm -rf "$ctx"
+}
+
+# One service image; prints its content tag.
+build_service() {  # build_service <service>
+  local svc=$1 t0 id tag
+  t0=$(now_ms)
+  docker build --network host -f "$REPO/deploy/docker/Dockerfile" --build-arg SERVICE="$svc" \
+    --build-arg VERSION="$VERSION" -t "flowboard/$svc:build" "$REPO" >"$LOG_DIR/build-$svc.log" 2>&1 \
+    || { show_log "$LOG_DIR/build-$svc.log" 30; die "images: $svc failed to build (log: $LOG_DIR/build-$svc.log)"; }
+  id=$(docker image inspect -f '{{.Id}}' "flowboard/$svc:build")
+  tag=sha-${id#sha256:}
+  tag=${tag:0:16}
+  docker tag "flowboard/$svc:build" "flowboard/$svc:$tag"
+  log "images: flowboard/$svc:$tag ($(((($(now_ms) - t0) + 500) / 1000))s)" >&2
+  echo "$tag"
+}
+
+main() {
+  mkdir -p "$LOG_DIR"
+  ensure_cluster_packages
+  ensure_docker
+  ensure_debian_base
+  ensure_node_base
+  local svc tag list=$OUT
+  mkdir -p "$(dirname "$list")"
+  : >"$list.tmp"
+  for svc in "${SERVICES[@]}"; do
+    tag=$(build_service "$svc")
+    echo "$svc $tag" >>"$list.tmp"
+  done
+  mv "$list.tmp" "$list"
+  ((IMPORT == 0)) || import_images "$list"
+}
+
+main

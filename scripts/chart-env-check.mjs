@@ -1,0 +1,400 @@
+#!/usr/bin/env node
+// Checks what the pods of a rendered Helm chart (deploy/helm/flowboard) would get, against the services' own
+// code; run by scripts/chart-check.sh on the `helm template` output of each values set, after the build
+// (`npx turbo run build`: it loads services/<svc>/dist/config.js).
+//
+//   node scripts/chart-env-check.mjs [--existing-secret NAME] <values label>=<rendered.yaml> ...
+//
+// For every container of every Deployment and migration Job:
+//  - environment: builds it as the kubelet would (the Services' link variables, then envFrom ConfigMaps/Secrets,
+//    then `env` entries with $(VAR) expansion; secretKeyRef values from the rendered Secret, or for the Secret
+//    named by --existing-secret, which the user provides, a fixture of the right shape for each key the chart
+//    documents in values.schema.json `secrets.values`) and runs the service's own config loader on it: a
+//    Deployment of component <svc> with services/<svc>'s start-up loader (load<Svc>Config, or service-kit's
+//    loadConfig with its configSchema, as its main.ts does), a Job of component <svc>-migrations with its
+//    migration loader (loadMigrationConfig, or loadConfig with the schema its db/migrate.ts uses). Variables
+//    the chart sets that the service's configSchema does not know (a typo is otherwise silently ignored) fail too,
+//    except the runtime's own (NODE_OPTIONS, OTEL_*, ...).
+//  - topologySpreadConstraints: each has a labelSelector, and it selects its own pod template's labels (one that
+//    selects nothing spreads nothing, and the API server warns).
+//  - shutdown: terminationGracePeriodSeconds is larger than the preStop sleep plus the services' drain bound
+//    (onShutdown's timeoutMs in packages/service-kit/src/shutdown.ts), so the kubelet never kills a pod mid-drain.
+// Prints one line per checked container and exits 1 with every problem, each naming the values set, the
+// component and the object.
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CHART = path.join(REPO, 'deploy/helm/flowboard');
+const require = createRequire(path.join(REPO, 'package.json'));
+const YAML = require('yaml'); // hoisted to the root node_modules (a dependency of the OpenTelemetry SDK)
+
+/** Variables the runtime or libraries read, not the services' config schemas; the chart may set them. */
+const RUNTIME_VARIABLES = [
+  /^NODE_OPTIONS$/,
+  /^NODE_EXTRA_CA_CERTS$/,
+  /^UV_THREADPOOL_SIZE$/,
+  /^TZ$/,
+  /^OTEL_/,
+];
+
+function usage(message) {
+  console.error(`chart-env-check: ${message}`);
+  console.error(
+    'usage: node scripts/chart-env-check.mjs [--existing-secret NAME] <values label>=<rendered.yaml> ...',
+  );
+  process.exit(2);
+}
+
+const sets = [];
+let existingSecret = '';
+for (let i = 2; i < process.argv.length; i++) {
+  const arg = process.argv[i];
+  if (arg === '--existing-secret') {
+    existingSecret = process.argv[++i] ?? usage('--existing-secret needs a name');
+  } else if (arg.includes('=')) {
+    const at = arg.lastIndexOf('=');
+    sets.push({ label: arg.slice(0, at), file: arg.slice(at + 1) });
+  } else {
+    usage(`unexpected argument ${arg}`);
+  }
+}
+if (!sets.length) usage('no rendered values set given');
+
+// The Secret keys users are told to provide (README "Before installing", values.yaml `secrets:`).
+const schema = JSON.parse(fs.readFileSync(path.join(CHART, 'values.schema.json'), 'utf8'));
+const DOCUMENTED_SECRET_KEYS = new Set(
+  Object.keys(schema.properties.secrets.properties.values.properties ?? {}),
+);
+
+/** A value of the right shape for a key of the user's Secret (its real value is not in the chart). */
+function secretFixture(key) {
+  if (/_DATABASE_URL$/.test(key)) return 'postgresql://fixture@postgres.fixture.svc:5432/flowboard';
+  if (key === 'REDIS_URL') return 'redis://redis.fixture.svc:6379';
+  if (key === 'SMTP_URL') return 'smtp://smtp.fixture.svc:25';
+  return `fixture-${key.toLowerCase().replace(/_/g, '-')}`;
+}
+
+/** The services' drain bound: onShutdown's default timeoutMs (runService uses it). */
+function drainSeconds() {
+  const src = fs.readFileSync(path.join(REPO, 'packages/service-kit/src/shutdown.ts'), 'utf8');
+  const m = /export function onShutdown\([^{]*?timeoutMs\s*=\s*([\d_]+)/.exec(src);
+  if (!m) throw new Error('packages/service-kit/src/shutdown.ts: no `onShutdown(..., timeoutMs = N)` found');
+  return Number(m[1].replace(/_/g, '')) / 1000;
+}
+const DRAIN_SECONDS = drainSeconds();
+
+// --- the services' loaders -------------------------------------------------------------------------------
+
+const loaderCache = new Map();
+
+/**
+ * The config loaders of services/<svc>, from its build: { main, migration } as { name, load(env), keys }, or
+ * { error }. `keys` is every variable its configSchema knows.
+ */
+function serviceLoaders(svc) {
+  if (loaderCache.has(svc)) return loaderCache.get(svc);
+  const dir = path.join(REPO, 'services', svc);
+  const built = path.join(dir, 'dist/config.js');
+  let result;
+  if (!fs.existsSync(path.join(dir, 'package.json'))) {
+    result = { error: `no service services/${svc} for this component` };
+  } else if (!fs.existsSync(built)) {
+    result = { error: `services/${svc}/dist/config.js is missing: build first (npx turbo run build)` };
+  } else {
+    const source = path.join(dir, 'src/config.ts');
+    if (fs.existsSync(source) && fs.statSync(source).mtimeMs > fs.statSync(built).mtimeMs) {
+      console.warn(
+        `warning: services/${svc}/src/config.ts is newer than its dist/config.js; rebuild if it changed`,
+      );
+    }
+    const serviceRequire = createRequire(path.join(dir, 'package.json'));
+    const mod = serviceRequire(built);
+    const { loadConfig } = serviceRequire('@flowboard/service-kit'); // what main.ts's loadConfigOrExit calls
+    const fromSchema = (exportName) =>
+      mod[exportName] && {
+        name: `loadConfig(${exportName})`,
+        load: (env) => loadConfig(mod[exportName], env),
+      };
+    const cap = svc.charAt(0).toUpperCase() + svc.slice(1);
+    const named = (exportName) =>
+      typeof mod[exportName] === 'function' && { name: exportName, load: (env) => mod[exportName](env) };
+    const keys = new Set(Object.keys(mod.configSchema?.shape ?? {}));
+    result = {
+      keys,
+      main: named(`load${cap}Config`) || fromSchema('configSchema'),
+      migration:
+        named('loadMigrationConfig') ||
+        fromSchema('migrateConfigSchema') ||
+        fromSchema('migrationConfigSchema') ||
+        fromSchema('migrationSchema'),
+    };
+    if (!result.main)
+      result = { error: `services/${svc}/dist/config.js exports no load${cap}Config or configSchema` };
+  }
+  loaderCache.set(svc, result);
+  return result;
+}
+
+// --- the container environment, as the kubelet makes it ----------------------------------------------------
+
+const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+
+/** Docker-link style variables of the namespace's Services (enableServiceLinks, on by default), and the API's. */
+function serviceLinkEnv(services) {
+  const env = {};
+  const add = (name, ip, ports) => {
+    const prefix = name.toUpperCase().replace(/-/g, '_');
+    env[`${prefix}_SERVICE_HOST`] = ip;
+    env[`${prefix}_SERVICE_PORT`] = String(ports[0].port);
+    for (const p of ports) {
+      const proto = (p.protocol ?? 'TCP').toUpperCase();
+      const base = `${prefix}_PORT_${p.port}_${proto}`;
+      if (p.name) env[`${prefix}_SERVICE_PORT_${p.name.toUpperCase().replace(/-/g, '_')}`] = String(p.port);
+      env[base] = `${proto.toLowerCase()}://${ip}:${p.port}`;
+      env[`${base}_PROTO`] = proto.toLowerCase();
+      env[`${base}_PORT`] = String(p.port);
+      env[`${base}_ADDR`] = ip;
+    }
+    env[`${prefix}_PORT`] = `${(ports[0].protocol ?? 'TCP').toLowerCase()}://${ip}:${ports[0].port}`;
+  };
+  add('kubernetes', '10.96.0.1', [{ name: 'https', port: 443 }]);
+  services.forEach((s, i) => {
+    if (s.spec?.clusterIP === 'None' || !s.spec?.ports?.length) return;
+    add(s.metadata.name, `10.96.1.${i + 1}`, s.spec.ports);
+  });
+  return env;
+}
+
+/** Kubernetes' $(VAR) expansion of `env[].value` ($$ escapes; unknown references stay as they are). */
+function expand(value, env) {
+  return value.replace(/\$\$|\$\(([^)]*)\)/g, (m, name) => {
+    if (m === '$$') return '$';
+    return Object.hasOwn(env, name) ? env[name] : m;
+  });
+}
+
+/**
+ * The container's environment: { env, set (the names the chart sets, for the unknown-variable check), problems }.
+ */
+function containerEnv(pod, container, objects) {
+  const problems = [];
+  const secretValue = (ref) => {
+    const secret = objects.secrets.get(ref.name);
+    if (secret) {
+      const data = { ...secret.stringData };
+      for (const [k, v] of Object.entries(secret.data ?? {})) data[k] ??= Buffer.from(v, 'base64').toString();
+      if (Object.hasOwn(data, ref.key)) return data[ref.key];
+      if (!ref.optional) problems.push(`Secret ${ref.name} (rendered) has no key ${ref.key}`);
+      return undefined;
+    }
+    if (ref.name === existingSecret) {
+      if (DOCUMENTED_SECRET_KEYS.has(ref.key)) return secretFixture(ref.key);
+      if (!ref.optional) {
+        problems.push(
+          `key ${ref.key} of the existing Secret ${ref.name} is not one users are told to provide ` +
+            `(values.schema.json secrets.values: ${[...DOCUMENTED_SECRET_KEYS].join(', ')})`,
+        );
+      }
+      return undefined;
+    }
+    if (!ref.optional) problems.push(`Secret ${ref.name} is neither rendered nor the existing Secret`);
+    return undefined;
+  };
+  const configMapData = (name, optional) => {
+    const cm = objects.configMaps.get(name);
+    if (!cm && !optional) problems.push(`ConfigMap ${name} is not rendered`);
+    return cm?.data ?? {};
+  };
+
+  const env = {};
+  const set = new Set();
+  const put = (name, value) => {
+    if (!ENV_NAME.test(name)) return; // the kubelet skips these (with an event)
+    env[name] = value;
+    set.add(name);
+  };
+  for (const from of container.envFrom ?? []) {
+    const prefix = from.prefix ?? '';
+    if (from.configMapRef) {
+      for (const [k, v] of Object.entries(
+        configMapData(from.configMapRef.name, from.configMapRef.optional),
+      )) {
+        put(prefix + k, String(v));
+      }
+    } else if (from.secretRef) {
+      const secret = objects.secrets.get(from.secretRef.name);
+      if (!secret && from.secretRef.name !== existingSecret && !from.secretRef.optional) {
+        problems.push(`Secret ${from.secretRef.name} is neither rendered nor the existing Secret`);
+      }
+      const keys = secret
+        ? [...Object.keys(secret.stringData ?? {}), ...Object.keys(secret.data ?? {})]
+        : [...DOCUMENTED_SECRET_KEYS];
+      for (const k of keys) put(prefix + k, secretValue({ name: from.secretRef.name, key: k }));
+    } else {
+      problems.push(`envFrom entry ${JSON.stringify(from)} is not understood by this check`);
+    }
+  }
+  const links = pod.enableServiceLinks === false ? {} : objects.serviceLinks;
+  for (const e of container.env ?? []) {
+    const vf = e.valueFrom;
+    let value;
+    if (!vf) value = expand(String(e.value ?? ''), { ...links, ...env });
+    else if (vf.secretKeyRef) value = secretValue(vf.secretKeyRef);
+    else if (vf.configMapKeyRef) {
+      const data = configMapData(vf.configMapKeyRef.name, vf.configMapKeyRef.optional);
+      value = data[vf.configMapKeyRef.key];
+      if (value === undefined && !vf.configMapKeyRef.optional) {
+        problems.push(`ConfigMap ${vf.configMapKeyRef.name} has no key ${vf.configMapKeyRef.key}`);
+      }
+    } else if (vf.fieldRef) value = `fieldRef-${vf.fieldRef.fieldPath}`;
+    else if (vf.resourceFieldRef) value = '1';
+    else problems.push(`env ${e.name}: valueFrom ${JSON.stringify(vf)} is not understood by this check`);
+    if (value !== undefined) put(e.name, String(value));
+  }
+  for (const [k, v] of Object.entries(links)) if (!Object.hasOwn(env, k)) env[k] = v;
+  return { env, set, problems };
+}
+
+// --- pod checks ------------------------------------------------------------------------------------------
+
+function selects(selector, labels) {
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
+    const has = Object.hasOwn(labels, key);
+    const ok =
+      operator === 'In'
+        ? has && values.includes(labels[key])
+        : operator === 'NotIn'
+          ? !has || !values.includes(labels[key])
+          : operator === 'Exists'
+            ? has
+            : operator === 'DoesNotExist'
+              ? !has
+              : false;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+function podProblems(template, containers) {
+  const problems = [];
+  const labels = template.metadata?.labels ?? {};
+  const pod = template.spec;
+  (pod.topologySpreadConstraints ?? []).forEach((c, i) => {
+    const what = `topologySpreadConstraints[${i}] (${c.topologyKey})`;
+    if (!c.labelSelector || (!c.labelSelector.matchLabels && !c.labelSelector.matchExpressions)) {
+      problems.push(
+        `${what} has no labelSelector (or an empty one): it does not spread the component's own pods`,
+      );
+    } else if (!selects(c.labelSelector, labels)) {
+      problems.push(
+        `${what}: labelSelector ${JSON.stringify(c.labelSelector)} does not select the pod's own labels`,
+      );
+    }
+  });
+  const grace = pod.terminationGracePeriodSeconds ?? 30;
+  for (const c of containers) {
+    const sleep = c.lifecycle?.preStop?.sleep?.seconds ?? 0;
+    if (c.lifecycle?.preStop && !c.lifecycle.preStop.sleep) {
+      problems.push(`container ${c.name}: a preStop hook other than sleep is not understood by this check`);
+    }
+    if (grace <= sleep + DRAIN_SECONDS) {
+      problems.push(
+        `container ${c.name}: terminationGracePeriodSeconds ${grace} is not larger than its preStop sleep ` +
+          `(${sleep} s) + the services' drain bound (${DRAIN_SECONDS} s, packages/service-kit/src/shutdown.ts)`,
+      );
+    }
+  }
+  return problems;
+}
+
+// --- main --------------------------------------------------------------------------------------------------
+
+const failures = [];
+for (const { label, file } of sets) {
+  const docs = YAML.parseAllDocuments(fs.readFileSync(file, 'utf8'))
+    .map((d) => {
+      if (d.errors.length) throw new Error(`${file}: ${d.errors[0].message}`);
+      return d.toJS();
+    })
+    .filter(Boolean);
+  const byKind = (kind) => docs.filter((d) => d.kind === kind);
+  const objects = {
+    configMaps: new Map(byKind('ConfigMap').map((d) => [d.metadata.name, d])),
+    secrets: new Map(byKind('Secret').map((d) => [d.metadata.name, d])),
+    serviceLinks: serviceLinkEnv(byKind('Service')),
+  };
+  const workloads = [...byKind('Deployment'), ...byKind('Job')];
+  if (!byKind('Deployment').length) failures.push(`[${label}] no Deployment rendered`);
+
+  for (const w of workloads) {
+    const template = w.spec.template;
+    const component = template.metadata?.labels?.['app.kubernetes.io/component'] ?? '(no component label)';
+    const object = `${w.kind} ${w.metadata.name}`;
+    const problems = w.kind === 'Deployment' ? podProblems(template, template.spec.containers) : [];
+    const passed = checkEnvironment(w, component, objects, problems);
+    if (problems.length) {
+      failures.push(
+        `[${label}] component ${component} (${object}):\n${problems.map((p) => `    - ${p}`).join('\n')}`,
+      );
+    } else {
+      for (const line of passed) console.log(`ok [${label}] ${component}: ${object}, ${line}`);
+    }
+  }
+}
+
+/** Runs the service's loader on each container's environment; adds to `problems`, returns what passed. */
+function checkEnvironment(workload, component, objects, problems) {
+  const migration = workload.kind === 'Job';
+  const svc = migration ? component.replace(/-migrations$/, '') : component;
+  if (migration && svc === component) {
+    problems.push('a Job whose component label does not end in -migrations: no loader is known for it');
+    return [];
+  }
+  const loaders = serviceLoaders(svc);
+  if (loaders.error) {
+    problems.push(loaders.error);
+    return [];
+  }
+  const loader = migration ? loaders.migration : loaders.main;
+  if (!loader) {
+    problems.push(`services/${svc} has a migration Job but exports no migration config loader`);
+    return [];
+  }
+  const passed = [];
+  for (const container of workload.spec.template.spec.containers) {
+    const before = problems.length;
+    const { env, set, problems: envProblems } = containerEnv(workload.spec.template.spec, container, objects);
+    problems.push(...envProblems.map((p) => `container ${container.name}: ${p}`));
+    try {
+      loader.load(env);
+    } catch (err) {
+      const list = Array.isArray(err.problems) ? err.problems : [err.message];
+      problems.push(...list.map((p) => `container ${container.name}: services/${svc} ${loader.name}: ${p}`));
+    }
+    // (only when the build exports configSchema, the list of what the service reads)
+    const unknown = [...set].filter(
+      (k) => loaders.keys.size > 0 && !loaders.keys.has(k) && !RUNTIME_VARIABLES.some((re) => re.test(k)),
+    );
+    if (unknown.length) {
+      problems.push(
+        `container ${container.name}: variables services/${svc}'s configSchema does not know (a typo?): ${unknown.join(', ')}`,
+      );
+    }
+    if (problems.length === before)
+      passed.push(`container ${container.name}: ${loader.name} accepts its ${set.size} variables`);
+  }
+  return passed;
+}
+
+if (failures.length) {
+  console.error(`chart-env-check: ${failures.length} problem(s):`);
+  for (const f of failures) console.error(`FAIL ${f}`);
+  process.exit(1);
+}
+console.log(
+  `chart-env-check: ${sets.map((s) => s.label).join(', ')}: every pod gets the configuration its service requires`,
+);

@@ -1,0 +1,211 @@
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { apiClient, requireEnv, uniqueSuffix, waitFor, type MailSummary } from '@flowboard/testing';
+
+/**
+ * What scripts/cluster-test.sh hands the tests: the gateway's NodePort on loopback, the mail catcher, kubectl and
+ * helm with the cluster's kubeconfig, the release, and the chart arguments of the install (one per line).
+ */
+export const env = requireEnv(
+  'GATEWAY_URL',
+  'MAILPIT_URL',
+  'FLOWBOARD_KUBECTL',
+  'FLOWBOARD_HELM',
+  'FLOWBOARD_HELM_ARGS',
+  'FLOWBOARD_CLUSTER_NAMESPACE',
+  'FLOWBOARD_CLUSTER_RELEASE',
+  'FLOWBOARD_CLUSTER_CHART',
+  'FLOWBOARD_CONTAINERD_SOCK',
+);
+export const NS = env.FLOWBOARD_CLUSTER_NAMESPACE;
+export const RELEASE = env.FLOWBOARD_CLUSTER_RELEASE;
+export const api = apiClient(env.GATEWAY_URL);
+
+const run = promisify(execFile);
+
+/** kubectl in the release's namespace; resolves to stdout, rejects with stderr. */
+export async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await run(env.FLOWBOARD_KUBECTL, ['-n', NS, ...args], { maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
+}
+
+/** `helm upgrade` of the release with the install's arguments plus `extra` (later --set wins). */
+export async function helmUpgrade(extra: string[]): Promise<string> {
+  const installArgs = readFileSync(env.FLOWBOARD_HELM_ARGS, 'utf8').split('\n').filter(Boolean);
+  const { stdout, stderr } = await run(
+    env.FLOWBOARD_HELM,
+    ['upgrade', RELEASE, env.FLOWBOARD_CLUSTER_CHART, '--wait', '--timeout', '8m', ...installArgs, ...extra],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  return stdout + stderr;
+}
+
+/** The `--set-string components.<svc>.image.tag=<tag>` arguments of an images file ("<service> <tag>" lines). */
+export function imageTagArgs(imagesFile: string): string[] {
+  return readFileSync(imagesFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((line) => {
+      const [svc, tag] = line.split(' ');
+      return ['--set-string', `components.${svc}.image.tag=${tag}`];
+    });
+}
+
+export interface PodInfo {
+  name: string;
+  component: string;
+  ready: boolean;
+  image: string;
+  deleting: boolean;
+  /** containerd's id of the service's container (for a crash test: SIGKILL from the host). */
+  containerId: string;
+  restarts: number;
+}
+
+/** The pods of the release's Deployments (not its hook Jobs' or tests'), optionally of one component. */
+export async function pods(component?: string): Promise<PodInfo[]> {
+  const selector = [`app.kubernetes.io/instance=${RELEASE}`];
+  if (component) selector.push(`app.kubernetes.io/component=${component}`);
+  const list = JSON.parse(await kubectl('get', 'pods', '-l', selector.join(','), '-o', 'json')) as {
+    items: Array<{
+      metadata: {
+        name: string;
+        labels: Record<string, string>;
+        deletionTimestamp?: string;
+        ownerReferences?: Array<{ kind: string }>;
+      };
+      spec: { containers: Array<{ image: string }> };
+      status: {
+        conditions?: Array<{ type: string; status: string }>;
+        containerStatuses?: Array<{ containerID?: string; restartCount: number }>;
+      };
+    }>;
+  };
+  return list.items
+    .filter((p) => p.metadata.ownerReferences?.[0]?.kind === 'ReplicaSet')
+    .map((p) => ({
+      name: p.metadata.name,
+      component: p.metadata.labels['app.kubernetes.io/component'] ?? '',
+      ready: (p.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+      image: p.spec.containers[0]?.image ?? '',
+      deleting: Boolean(p.metadata.deletionTimestamp),
+      containerId: p.status.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, '') ?? '',
+      restarts: p.status.containerStatuses?.[0]?.restartCount ?? 0,
+    }));
+}
+
+export interface SignedUp {
+  id: number;
+  userName: string;
+  email: string;
+  key: string;
+}
+
+export async function signUp(prefix: string, call = api): Promise<SignedUp> {
+  const userName = `${prefix}-${uniqueSuffix()}`;
+  const email = `${userName}@example.test`;
+  const res = await call('/api/v1/users', { method: 'POST', body: { userName, email, name: prefix } });
+  if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${res.text}`);
+  return { id: res.json.id, userName, email, key: res.json.apiKey };
+}
+
+export interface Board {
+  id: number;
+  phases: number[];
+  membersRoleId: number;
+}
+
+/** A project with its phases (board columns) and the id of its Members role, for invites. */
+export async function createBoard(key: string, call = api): Promise<Board> {
+  const created = await call('/api/v1/projects', {
+    method: 'POST',
+    key,
+    body: { name: `Board ${uniqueSuffix()}` },
+  });
+  if (created.status !== 200) throw new Error(`project create failed: ${created.status} ${created.text}`);
+  const id = created.json.id as number;
+  const withPhases = await call(`/api/v1/projects/${id}?with=phases`, { key });
+  const roles = await call(`/api/v1/projects/${id}/roles?where=name:Members`, { key });
+  return {
+    id,
+    phases: (withPhases.json.phases as Array<{ id: number }>).map((p) => p.id),
+    membersRoleId: roles.json.items[0].id,
+  };
+}
+
+/** Every message the mail catcher holds (it keeps the last 1,000). */
+export async function allMail(): Promise<MailSummary[]> {
+  const res = await fetch(`${env.MAILPIT_URL}/api/v1/messages?limit=1000`);
+  if (!res.ok) throw new Error(`mail list failed: ${res.status}`);
+  return ((await res.json()) as { messages: MailSummary[] }).messages;
+}
+
+/**
+ * Waits until each address has received one message (or `timeoutMs` passes), then a little longer, so a late
+ * duplicate shows too; returns the count per address.
+ */
+export async function mailCounts(addresses: string[], timeoutMs = 120_000): Promise<Map<string, number>> {
+  const count = async () => {
+    const counts = new Map(addresses.map((a) => [a.toLowerCase(), 0]));
+    for (const m of await allMail())
+      for (const to of m.To) {
+        const a = to.Address.toLowerCase();
+        if (counts.has(a)) counts.set(a, counts.get(a)! + 1);
+      }
+    return counts;
+  };
+  await waitFor(
+    async () => ([...(await count()).values()].every((n) => n > 0) ? true : undefined),
+    timeoutMs,
+    `e-mail to all ${addresses.length} invitees`,
+  ).catch(() => undefined); // the caller's assertion shows which are missing
+  await new Promise((r) => setTimeout(r, 3_000));
+  return count();
+}
+
+/**
+ * `kubectl port-forward` to one pod's port, on a free loopback port: the way to talk to one chosen replica. Resolves
+ * to its URL and a stop function.
+ */
+export async function portForward(pod: string, port: number): Promise<{ url: string; stop(): void }> {
+  const child = spawn(env.FLOWBOARD_KUBECTL, ['-n', NS, 'port-forward', `pod/${pod}`, `:${port}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const local = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(
+      () => reject(new Error(`port-forward to ${pod}: no port after 20 s: ${out}`)),
+      20_000,
+    );
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', (code) => reject(new Error(`port-forward to ${pod} exited (${code}): ${out}`)));
+  });
+  return { url: `http://127.0.0.1:${local}`, stop: () => child.kill() };
+}
+
+/** Kills a pod's container as a crash would (SIGKILL from the host, through the node's containerd). */
+export async function crash(pod: PodInfo): Promise<void> {
+  await run('ctr', [
+    '--address',
+    env.FLOWBOARD_CONTAINERD_SOCK,
+    '-n',
+    'k8s.io',
+    'tasks',
+    'kill',
+    '-s',
+    'SIGKILL',
+    pod.containerId,
+  ]);
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
