@@ -20,7 +20,17 @@ export interface GrpcClientOptions {
   metrics?: MetricsRegistry;
 }
 
-/** One long-lived client per upstream, created at boot. Retries are declared in the channel's service config. */
+/**
+ * One long-lived client per upstream, created at boot. Retries are declared in the channel's service config.
+ *
+ * Every call waits for a connection (waitForReady, set per call by unaryCall: grpc-js takes it from the call's
+ * options, not from the service config), within its deadline, instead of failing at once while the channel reconnects:
+ * when a replica behind the upstream's Service goes away (a rollout, a crash), the channel connects
+ * again, and the Service sends it to a live replica, within a few hundred milliseconds. A call that waited was never
+ * sent, so waiting is safe for writes too; only a call in flight on the lost connection fails, and the idempotent ones
+ * among those are retried. The short reconnect back-off keeps that wait short; an upstream that is down altogether
+ * then costs its callers the deadline (504) rather than an immediate 503.
+ */
 export function createGrpcClient<C extends grpc.Client>(
   Ctor: ClientConstructor<C>,
   address: string,
@@ -43,6 +53,8 @@ export function createGrpcClient<C extends grpc.Client>(
   const client = new Ctor(address, grpc.credentials.createInsecure(), {
     'grpc.service_config': JSON.stringify({ methodConfig }),
     'grpc.keepalive_time_ms': 30_000,
+    'grpc.initial_reconnect_backoff_ms': 100,
+    'grpc.max_reconnect_backoff_ms': 2_000,
   });
   observeClient(client, options.serviceName, options.metrics);
   return client;
@@ -80,6 +92,7 @@ export function unaryCall<C extends grpc.Client, K extends keyof C & string>(
   options: UnaryCallOptions,
 ): Promise<UnaryResponse<C[K]>> {
   const metadata = contextToMetadata(options.context ?? currentContext());
+  metadata.setOptions({ waitForReady: true }); // see createGrpcClient
   const fn = client[method] as unknown as (
     argument: unknown,
     metadata: grpc.Metadata,
