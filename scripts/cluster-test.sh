@@ -131,7 +131,7 @@ jest_phase() {  # jest_phase <test file name>
     npx jest --selectProjects cluster --runInBand "test/$1" 2>&1 | tee "$LOG_DIR/jest-$1.log"
     rc=${PIPESTATUS[0]}
     # The tests print their figures as console.log blocks; keep the figure lines for the summary.
-    grep -E '^\s+(rolling upgrade|requests sent|e-mails expected|writes checked|crash under load|scale-out invites)' \
+    grep -E '^\s+(rolling upgrade:|requests sent:|e-mails expected:|writes checked:|crash under load|scale-out invites:)' \
       "$LOG_DIR/jest-$1.log" | sed 's/^ *//' >>"$FIGURES" || true
     exit "$rc"
   )
@@ -147,7 +147,13 @@ upgrade_images() {
 upgrade() { upgrade_images && jest_phase upgrade.cluster.test.ts; }
 
 # ---- helm test, uninstall -------------------------------------------------------------------------------------------
-helm_test() { helm_ -n "$NAMESPACE" test "$RELEASE" --logs --timeout 3m; }
+# The test pod is deleted once it passes (so uninstall leaves nothing); a failed one stays, and its log is shown.
+helm_test() {
+  helm_ -n "$NAMESPACE" test "$RELEASE" --timeout 3m || {
+    K -n "$NAMESPACE" logs -l app.kubernetes.io/component=gateway-test --tail=50 >&2 || true
+    return 1
+  }
+}
 
 uninstall() {
   helm_ -n "$NAMESPACE" uninstall "$RELEASE" --wait --timeout 3m

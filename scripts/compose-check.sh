@@ -14,21 +14,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
 cd "$REPO"
 
-COMPOSE_MODULE=github.com/docker/compose/v2
-COMPOSE_PACKAGE=$COMPOSE_MODULE/cmd   # built inside the module (its go.mod has exclude directives, so no go install)
-COMPOSE_VERSIONS=(v2.40.3 v2.35.1)   # newest first; the next one is tried when a build fails
 COMPOSE_FILE=deploy/compose.yaml
 INFRA=(postgres redis kafka minio mailpit)
 PUBLISHERS=(gateway "${INFRA[@]}")   # the only services allowed to publish ports
-
-ensure_compose() {
-  local v
-  for v in "${COMPOSE_VERSIONS[@]}"; do
-    if COMPOSE=$(ensure_go_tool docker-compose "$COMPOSE_PACKAGE@$v" "$COMPOSE_MODULE"); then return 0; fi
-    warn "could not build docker compose $v"
-  done
-  die "no docker compose: the builds of ${COMPOSE_VERSIONS[*]} failed"
-}
 
 T0=$(now_ms)
 log "tools"

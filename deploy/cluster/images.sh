@@ -3,10 +3,11 @@
 # Node base from the host's Node and npm (named like the Dockerfile's FROM, so FROM resolves locally), then the five
 # service images from deploy/docker/Dockerfile.
 #
-#   deploy/cluster/images.sh [--version <v>] [--out <file>] [--import]
+#   deploy/cluster/images.sh [--version <v>] [--out <file>] [--import] [--tag <t>] [--bases-only]
 #
 # builds what changed and writes "<service> <tag>" lines to <file> (default $CLUSTER_HOME/images); --import also
-# loads them into the running node's containerd.
+# loads them into the running node's containerd; --tag also names each image flowboard/<service>:<t> (compose's
+# `dev`); --bases-only stops after the two base images.
 #
 # Each service image is tagged by its content (sha-<12 hex of its image id>), so a rebuild of unchanged sources gives
 # the same tag and the cluster restarts only what changed. --version sets the images' version label (default: the
@@ -19,12 +20,16 @@ SERVICES=(gateway boards membership files notifier)
 VERSION=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$CHART/Chart.yaml")
 OUT=$CLUSTER_HOME/images
 IMPORT=0
+EXTRA_TAG=
+BASES_ONLY=0
 while (($#)); do
   case $1 in
     --version) VERSION=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --import) IMPORT=1; shift ;;
-    *) die "usage: $0 [--version <v>] [--out <file>] [--import]" ;;
+    --tag) EXTRA_TAG=$2; shift 2 ;;
+    --bases-only) BASES_ONLY=1; shift ;;
+    *) die "usage: $0 [--version <v>] [--out <file>] [--import] [--tag <t>] [--bases-only]" ;;
   esac
 done
 
@@ -83,7 +88,8 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/bin/npm && ln -s ../lib/no
  && groupadd --gid 1000 node && useradd --uid 1000 --gid node -m node
 EOF
   log "images: $NODE_IMAGE from the host's Node $node_version"
-  docker build -q -t "$NODE_IMAGE" "$ctx" >/dev/null || { rm -rf "$ctx"; die "node base image build failed"; }
+  docker build -q -t "$NODE_IMAGE" "$ctx" >"$LOG_DIR/build-node-base.log" 2>&1 \
+    || { show_log "$LOG_DIR/build-node-base.log"; rm -rf "$ctx"; die "node base image build failed"; }
   rm -rf "$ctx"
 }
 
@@ -108,12 +114,14 @@ main() {
   ensure_docker
   ensure_debian_base
   ensure_node_base
+  ((BASES_ONLY == 0)) || return 0
   local svc tag list=$OUT
   mkdir -p "$(dirname "$list")"
   : >"$list.tmp"
   for svc in "${SERVICES[@]}"; do
     tag=$(build_service "$svc")
     echo "$svc $tag" >>"$list.tmp"
+    [ -z "$EXTRA_TAG" ] || docker tag "flowboard/$svc:$tag" "flowboard/$svc:$EXTRA_TAG"
   done
   mv "$list.tmp" "$list"
   ((IMPORT == 0)) || import_images "$list"

@@ -40,7 +40,8 @@ images() {
     ctx=$(mktemp -d)
     cp "$COREDNS_BIN" "$ctx/coredns"
     printf 'FROM scratch\nCOPY coredns /coredns\nUSER 65534:65534\nENTRYPOINT ["/coredns"]\n' >"$ctx/Dockerfile"
-    docker build -q -t "local/coredns:${COREDNS_MODULE##*@}" "$ctx" >/dev/null
+    docker build -q -t "local/coredns:${COREDNS_MODULE##*@}" "$ctx" >"$LOG_DIR/build-coredns.log" 2>&1 \
+      || { show_log "$LOG_DIR/build-coredns.log"; die "coredns image build failed"; }
     rm -rf "$ctx"
   fi
   if ! docker image inspect local/pause:3.10 >/dev/null 2>&1; then
@@ -48,7 +49,8 @@ images() {
     printf '#include <signal.h>\n#include <unistd.h>\nstatic void done(int s) { (void)s; _exit(0); }\nint main(void) { signal(SIGTERM, done); signal(SIGINT, done); for (;;) pause(); }\n' >"$ctx/pause.c"
     gcc -Os -static -o "$ctx/pause" "$ctx/pause.c"
     printf 'FROM scratch\nCOPY pause /pause\nUSER 65535:65535\nENTRYPOINT ["/pause"]\n' >"$ctx/Dockerfile"
-    docker build -q -t local/pause:3.10 "$ctx" >/dev/null
+    docker build -q -t local/pause:3.10 "$ctx" >"$LOG_DIR/build-pause.log" 2>&1 \
+      || { show_log "$LOG_DIR/build-pause.log"; die "pause image build failed"; }
     rm -rf "$ctx"
   fi
 }

@@ -238,6 +238,20 @@ go_build_tool() {  # go_build_tool <output binary> <module/path@version> [<modul
   fi
 }
 
+# The Docker Compose CLI, built once from its module's source: `go install …@version` refuses the module, whose
+# go.mod has exclude directives, so it is built inside the downloaded module (ensure_go_tool's third argument).
+# Sets COMPOSE to the binary (scripts/compose-check.sh, scripts/compose-test.sh).
+COMPOSE_MODULE=github.com/docker/compose/v2
+COMPOSE_VERSIONS=(v2.40.3 v2.35.1)   # newest first; the next one is tried when a build fails
+ensure_compose() {
+  local v
+  for v in "${COMPOSE_VERSIONS[@]}"; do
+    if COMPOSE=$(ensure_go_tool docker-compose "$COMPOSE_MODULE/cmd@$v" "$COMPOSE_MODULE"); then return 0; fi
+    warn "could not build docker compose $v"
+  done
+  die "no docker compose: the builds of ${COMPOSE_VERSIONS[*]} failed"
+}
+
 # Node dependencies: `npm ci` when node_modules is missing or older than the lockfile.
 ensure_node_deps() {
   cd "$REPO" || return 1

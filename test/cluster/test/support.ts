@@ -4,38 +4,55 @@ import { promisify } from 'node:util';
 import { apiClient, requireEnv, uniqueSuffix, waitFor, type MailSummary } from '@flowboard/testing';
 
 /**
- * What scripts/cluster-test.sh hands the tests: the gateway's NodePort on loopback, the mail catcher, kubectl and
- * helm with the cluster's kubeconfig, the release, and the chart arguments of the install (one per line).
+ * Where the API is: the gateway (the cluster's NodePort on loopback, or compose's published port) and the mail
+ * catcher. The smoke test needs nothing else, so it also runs against `docker compose` (scripts/compose-test.sh).
  */
-export const env = requireEnv(
-  'GATEWAY_URL',
-  'MAILPIT_URL',
-  'FLOWBOARD_KUBECTL',
-  'FLOWBOARD_HELM',
-  'FLOWBOARD_HELM_ARGS',
-  'FLOWBOARD_CLUSTER_NAMESPACE',
-  'FLOWBOARD_CLUSTER_RELEASE',
-  'FLOWBOARD_CLUSTER_CHART',
-  'FLOWBOARD_CONTAINERD_SOCK',
-);
-export const NS = env.FLOWBOARD_CLUSTER_NAMESPACE;
-export const RELEASE = env.FLOWBOARD_CLUSTER_RELEASE;
-export const api = apiClient(env.GATEWAY_URL);
+const http = requireEnv('GATEWAY_URL', 'MAILPIT_URL');
+export const api = apiClient(http.GATEWAY_URL);
+export const env = http;
+
+/**
+ * What scripts/cluster-test.sh hands the tests that drive the cluster: kubectl and helm with the cluster's
+ * kubeconfig, the release, the chart arguments of the install (one per line), the node's containerd.
+ */
+const kube = () =>
+  requireEnv(
+    'FLOWBOARD_KUBECTL',
+    'FLOWBOARD_HELM',
+    'FLOWBOARD_HELM_ARGS',
+    'FLOWBOARD_CLUSTER_NAMESPACE',
+    'FLOWBOARD_CLUSTER_RELEASE',
+    'FLOWBOARD_CLUSTER_CHART',
+    'FLOWBOARD_CONTAINERD_SOCK',
+  );
+const NS = () => kube().FLOWBOARD_CLUSTER_NAMESPACE;
+const RELEASE = () => kube().FLOWBOARD_CLUSTER_RELEASE;
 
 const run = promisify(execFile);
 
 /** kubectl in the release's namespace; resolves to stdout, rejects with stderr. */
 export async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run(env.FLOWBOARD_KUBECTL, ['-n', NS, ...args], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run(kube().FLOWBOARD_KUBECTL, ['-n', NS(), ...args], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return stdout;
 }
 
 /** `helm upgrade` of the release with the install's arguments plus `extra` (later --set wins). */
 export async function helmUpgrade(extra: string[]): Promise<string> {
-  const installArgs = readFileSync(env.FLOWBOARD_HELM_ARGS, 'utf8').split('\n').filter(Boolean);
+  const installArgs = readFileSync(kube().FLOWBOARD_HELM_ARGS, 'utf8').split('\n').filter(Boolean);
   const { stdout, stderr } = await run(
-    env.FLOWBOARD_HELM,
-    ['upgrade', RELEASE, env.FLOWBOARD_CLUSTER_CHART, '--wait', '--timeout', '8m', ...installArgs, ...extra],
+    kube().FLOWBOARD_HELM,
+    [
+      'upgrade',
+      RELEASE(),
+      kube().FLOWBOARD_CLUSTER_CHART,
+      '--wait',
+      '--timeout',
+      '8m',
+      ...installArgs,
+      ...extra,
+    ],
     { maxBuffer: 16 * 1024 * 1024 },
   );
   return stdout + stderr;
@@ -65,7 +82,7 @@ export interface PodInfo {
 
 /** The pods of the release's Deployments (not its hook Jobs' or tests'), optionally of one component. */
 export async function pods(component?: string): Promise<PodInfo[]> {
-  const selector = [`app.kubernetes.io/instance=${RELEASE}`];
+  const selector = [`app.kubernetes.io/instance=${RELEASE()}`];
   if (component) selector.push(`app.kubernetes.io/component=${component}`);
   const list = JSON.parse(await kubectl('get', 'pods', '-l', selector.join(','), '-o', 'json')) as {
     items: Array<{
@@ -169,7 +186,7 @@ export async function mailCounts(addresses: string[], timeoutMs = 120_000): Prom
  * to its URL and a stop function.
  */
 export async function portForward(pod: string, port: number): Promise<{ url: string; stop(): void }> {
-  const child = spawn(env.FLOWBOARD_KUBECTL, ['-n', NS, 'port-forward', `pod/${pod}`, `:${port}`], {
+  const child = spawn(kube().FLOWBOARD_KUBECTL, ['-n', NS(), 'port-forward', `pod/${pod}`, `:${port}`], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const local = await new Promise<number>((resolve, reject) => {
@@ -197,7 +214,7 @@ export async function portForward(pod: string, port: number): Promise<{ url: str
 export async function crash(pod: PodInfo): Promise<void> {
   await run('ctr', [
     '--address',
-    env.FLOWBOARD_CONTAINERD_SOCK,
+    kube().FLOWBOARD_CONTAINERD_SOCK,
     '-n',
     'k8s.io',
     'tasks',
