@@ -156,7 +156,8 @@ helm_test() {
 }
 
 uninstall() {
-  helm_ -n "$NAMESPACE" uninstall "$RELEASE" --wait --timeout 3m
+  # Foreground: the Deployments go only after their pods have (each after its preStop pause and drain).
+  helm_ -n "$NAMESPACE" uninstall "$RELEASE" --wait --cascade foreground --timeout 3m
   local left kinds=all,configmap,secret,serviceaccount,poddisruptionbudget,networkpolicy,ingress,horizontalpodautoscaler,job,role,rolebinding
   # Nothing labelled as the release's, and nothing else but what every namespace has.
   left=$(K -n "$NAMESPACE" get "$kinds" -l "app.kubernetes.io/instance=$RELEASE" -o name 2>/dev/null)

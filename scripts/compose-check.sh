@@ -34,7 +34,7 @@ compose config --quiet
 log "docker-compose -f $COMPOSE_FILE config --quiet ${INFRA[*]} (infrastructure only)"
 compose config --quiet "${INFRA[@]}"
 
-log "published ports: only ${PUBLISHERS[*]}, only on 127.0.0.1; Flowboard containers hardened"
+log "published ports: only ${PUBLISHERS[*]}, only on 127.0.0.1; Flowboard containers hardened; Engine 20.10 options"
 compose config --format json >"$WORK/model.json"
 node -e '
   const model = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
@@ -53,6 +53,10 @@ node -e '
     if (!(svc.cap_drop ?? []).includes("ALL")) problems.push(`${name}: capabilities not dropped`);
     if (!(svc.security_opt ?? []).includes("no-new-privileges:true")) problems.push(`${name}: no-new-privileges unset`);
   }
+  // Debian 12'"'"'s docker.io (Engine 20.10), which scripts/compose-test.sh runs this file on, refuses options of
+  // later engines: healthcheck.start_interval needs Engine 25.
+  for (const [name, svc] of Object.entries(model.services))
+    if (svc.healthcheck?.start_interval) problems.push(`${name}: healthcheck.start_interval needs Docker Engine 25`);
   if (problems.length) {
     console.error(problems.map((p) => "FAIL: " + p).join("\n"));
     process.exit(1);

@@ -30,7 +30,12 @@ build_standin() {  # build_standin <service> [<file or dir to stage>...]
   image=$(image_of "$svc")
   ctx=$(mktemp -d)
   cp -r "$STANDINS/$svc/." "$ctx/"
-  while (($#)); do cp -rL "$1" "$ctx/"; shift; done
+  # Links followed (the JVM's conf and certificates live under /etc); dangling ones (a JDK's src.zip) skipped.
+  while (($#)); do
+    { tar -C "$(dirname "$1")" --dereference --ignore-failed-read -cf - "$(basename "$1")" 2>/dev/null || true; } |
+      tar -C "$ctx" -xf -
+    shift
+  done
   log "stand-in: $image (deploy/compose/standins/$svc)"
   docker build --network host -q -t "$image" "$ctx" >"$LOG_DIR/standin-$svc.log" 2>&1 \
     || { show_log "$LOG_DIR/standin-$svc.log" 30; rm -rf "$ctx"; die "stand-in $image failed to build"; }

@@ -125,6 +125,18 @@ main() {
   done
   mv "$list.tmp" "$list"
   ((IMPORT == 0)) || import_images "$list"
+  prune_old_images
+}
+
+# Every build of changed sources leaves a new image per service: keep each service's newest few (a running cluster
+# may still use the one before), drop the rest and the layers nothing uses any more.
+prune_old_images() {
+  local svc old
+  for svc in "${SERVICES[@]}"; do
+    old=$(docker image ls "flowboard/$svc" --filter "reference=flowboard/$svc:sha-*" --format '{{.Repository}}:{{.Tag}}' | tail -n +4)
+    [ -z "$old" ] || docker image rm $old >/dev/null 2>&1 || true
+  done
+  docker image prune -f >/dev/null 2>&1 || true
 }
 
 main

@@ -36,7 +36,7 @@ beforeAll(async () => {
   board = await createBoard(owner.key);
 });
 
-describe('the installed chart, through the gateway Service', () => {
+describe('the deployed system, through the gateway', () => {
   it('signs up, creates stories and moves one (JSON)', async () => {
     const P = `/api/v1/projects/${board.id}`;
     const ids: number[] = [];
