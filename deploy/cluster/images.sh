@@ -41,7 +41,8 @@ have_image() { docker image inspect "$1" >/dev/null 2>&1; }
 
 # The machine's own Debian mirror, read from its apt sources (never a host name written here).
 apt_mirror() {
-  cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
+  # Either file may be missing (cat then fails, and pipefail would end the script): only awk's answer counts.
+  { cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null || true; } |
     awk '/^URIs:/ { print $2; exit } /^deb / { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }'
 }
 

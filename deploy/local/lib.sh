@@ -154,8 +154,10 @@ ensure_apt() {  # ensure_apt <package...>: installs the Debian packages that are
   [ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install -y ${missing[*]})"
   log "apt: installing ${missing[*]} (one-time, about a minute)"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Wait for another apt or dpkg (an unattended upgrade, a second script) instead of failing on its lock.
+  local lock=(-o DPkg::Lock::Timeout=600)
+  apt-get "${lock[@]}" update -qq >/dev/null
+  apt-get "${lock[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 pg_bin() { printf '%s\n' /usr/lib/postgresql/*/bin | grep -v '\*' | sort -V | tail -1; }
