@@ -142,6 +142,15 @@ log "[default] helm template (values.yaml, secrets.existingSecret=$EXISTING_SECR
 render default "${EXTRA_APIS[@]}" --set "secrets.existingSecret=$EXISTING_SECRET" \
   || { cat "$WORK/default.err" >&2; fail "[default] helm template"; }
 
+# The one-node cluster's values (deploy/cluster/values.yaml), with the arguments `npm run cluster` gives them
+# (deploy/cluster/lib.sh: helm_args), image tags aside: what npm run test:cluster installs passes the same checks.
+log "[cluster] helm template (deploy/cluster/values.yaml, as npm run cluster installs it)"
+printf '%s fixture\n' gateway boards membership files notifier >"$WORK/cluster.images"
+# shellcheck source=deploy/cluster/lib.sh
+(source deploy/cluster/lib.sh && helm_args "$WORK/cluster.images" && printf '%s\n' "${HELM_ARGS[@]}") >"$WORK/cluster.args"
+mapfile -t cluster_args <"$WORK/cluster.args"
+render cluster "${cluster_args[@]}" || { cat "$WORK/cluster.err" >&2; fail "[cluster] helm template"; }
+
 # env_check <values label>=<rendered.yaml>...: the pods' environment against the services' config loaders, their
 # topology spread selectors and grace periods.
 env_check() { node scripts/chart-env-check.mjs --existing-secret "$EXISTING_SECRET" "$@"; }
@@ -149,6 +158,7 @@ env_check() { node scripts/chart-env-check.mjs --existing-secret "$EXISTING_SECR
 log "pods' configuration against the services' config loaders (scripts/chart-env-check.mjs)"
 env_args=()   # <values label>=<rendered.yaml>, for each rendering that succeeded
 if [ -s "$WORK/default.yaml" ]; then env_args+=("$CHART/values.yaml=$WORK/default.yaml"); fi
+if [ -s "$WORK/cluster.yaml" ]; then env_args+=("deploy/cluster/values.yaml=$WORK/cluster.yaml"); fi
 for f in "${sets[@]}"; do
   if [ -s "$WORK/$(basename "$f" .yaml).yaml" ]; then env_args+=("$f=$WORK/$(basename "$f" .yaml).yaml"); fi
 done
