@@ -139,7 +139,7 @@ jest_phase() {  # jest_phase <test file name>
 
 upgrade_images() {
   local version
-  version="$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$CHART/Chart.yaml")-upgrade.$(date +%s)"
+  version="$CHART_APP_VERSION-upgrade.$(date +%s)"
   log "upgrade: building the five images again as version $version (new image ids) and importing them"
   bash deploy/cluster/images.sh --version "$version" --out "$CLUSTER_HOME/images-upgrade" --import
 }

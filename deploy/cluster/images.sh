@@ -17,7 +17,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SERVICES=(gateway boards membership files notifier)
-VERSION=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$CHART/Chart.yaml")
+VERSION=$CHART_APP_VERSION
 OUT=$CLUSTER_HOME/images
 IMPORT=0
 EXTRA_TAG=
@@ -126,17 +126,20 @@ main() {
   done
   mv "$list.tmp" "$list"
   ((IMPORT == 0)) || import_images "$list"
-  prune_old_images
+  prune_old_images "$list"
 }
 
-# Every build of changed sources leaves a new image per service: keep each service's newest few (a running cluster
-# may still use the one before) and drop the rest. Not `docker image prune`: the legacy builder's cache of the
-# pruner and builder stages is untagged images, and pruning them made every next build redo `npm ci` (35 s, not 3).
-prune_old_images() {
-  local svc old
+# Every build of changed sources leaves a new image per service. Keep the ones an images file of this cluster names
+# (this build's, the running install's, an upgrade's), drop the other tags. Not by age: a build of unchanged sources
+# gets back an older image, which must stay. Not `docker image prune` either: the legacy builder's cache of the
+# pruner and builder stages is untagged images, and pruning them made every next build redo `npm ci`.
+prune_old_images() {  # prune_old_images <this build's images file>
+  local keep svc ref
+  keep=$(cat "$1" "$CLUSTER_HOME"/images* 2>/dev/null | awk '{ print "flowboard/" $1 ":" $2 }')
   for svc in "${SERVICES[@]}"; do
-    old=$(docker image ls "flowboard/$svc" --filter "reference=flowboard/$svc:sha-*" --format '{{.Repository}}:{{.Tag}}' | tail -n +4)
-    [ -z "$old" ] || docker image rm $old >/dev/null 2>&1 || true
+    for ref in $(docker image ls "flowboard/$svc" --filter "reference=flowboard/$svc:sha-*" --format '{{.Repository}}:{{.Tag}}'); do
+      grep -qxF "$ref" <<<"$keep" || docker image rm "$ref" >/dev/null 2>&1 || true
+    done
   done
 }
 

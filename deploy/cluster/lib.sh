@@ -60,6 +60,7 @@ MAILPIT_URL=http://$BRIDGE_IP:$FLOWBOARD_MAILPIT_PORT
 RELEASE=${FLOWBOARD_CLUSTER_RELEASE:-flowboard}
 NAMESPACE=${FLOWBOARD_CLUSTER_NAMESPACE:-flowboard}
 CHART=$REPO/deploy/helm/flowboard
+CHART_APP_VERSION=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$CHART/Chart.yaml")
 CLUSTER_VALUES=$REPO/deploy/cluster/values.yaml
 
 # ---- the container engine -----------------------------------------------------------------------------------------
@@ -125,17 +126,6 @@ ensure_docker() {
     --exec-root /run/flowboard-docker --pidfile /run/flowboard-docker.pid --host "$DOCKER_HOST" \
     --iptables=false --ip-masq=false --bridge=none
   wait_ready dockerd "$LOG_DIR/dockerd.log" 60 docker_up
-}
-
-# Waits until `kubectl <args>` succeeds; prints a dot every 5 s so long waits show progress.
-kube_wait() {  # kube_wait <timeout_s> <description> <kubectl args...>
-  local timeout=$1 desc=$2 deadline=$((SECONDS + $1)) next=$((SECONDS + 5))
-  shift 2
-  until K "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || { echo >&2; echo "error: timed out after ${timeout}s waiting for $desc" >&2; return 1; }
-    if ((SECONDS >= next)); then printf . >&2; next=$((SECONDS + 5)); fi
-    sleep 1
-  done
 }
 
 # The chart's values for this cluster, into HELM_ARGS: deploy/cluster/values.yaml, then this machine's addresses

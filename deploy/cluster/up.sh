@@ -219,7 +219,7 @@ node_up() {
     --nodeport-addresses=127.0.0.1/32 --conntrack-max-per-core=0 --metrics-bind-address=127.0.0.1:10249 \
     --healthz-bind-address=127.0.0.1:10256
   log "node: waiting for $NODE_NAME to be Ready"
-  kube_wait 300 "node $NODE_NAME" get node "$NODE_NAME"
+  wait_for 300 "node $NODE_NAME to register" K get node "$NODE_NAME"
   K wait --for=condition=Ready "node/$NODE_NAME" --timeout=300s >/dev/null
   sed -e "s|@DNS_SERVICE_IP@|$DNS_SERVICE_IP|g" -e "s|@IMAGE@|local/coredns:${COREDNS_MODULE##*@}|g" \
     "$REPO/deploy/cluster/coredns.yaml" | K apply -f - >/dev/null
