@@ -15,6 +15,7 @@ export type ErrorKind =
   | 'RateLimited'
   | 'PlanLimitExceeded'
   | 'PayloadTooLarge'
+  | 'UnsupportedMediaType'
   | 'MethodNotAllowed'
   | 'Unavailable'
   | 'DeadlineExceeded'
@@ -36,6 +37,7 @@ export type ProblemSlug =
   | 'method-not-allowed'
   | 'conflict'
   | 'payload-too-large'
+  | 'unsupported-media-type'
   | 'rate-limited'
   | 'internal'
   | 'unavailable';
@@ -55,6 +57,7 @@ const PROBLEM_SLUGS: ReadonlySet<string> = new Set<ProblemSlug>([
   'method-not-allowed',
   'conflict',
   'payload-too-large',
+  'unsupported-media-type',
   'rate-limited',
   'internal',
   'unavailable',
@@ -116,6 +119,14 @@ export const ERROR_TABLE: Readonly<Record<ErrorKind, ErrorMapping>> = {
     http: 413,
     slug: 'payload-too-large',
     title: 'Payload too large',
+  },
+  // A request body in a content coding the gateway cannot decode (it decodes gzip and deflate).
+  UnsupportedMediaType: {
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    reason: 'UNSUPPORTED_MEDIA_TYPE',
+    http: 415,
+    slug: 'unsupported-media-type',
+    title: 'Unsupported media type',
   },
   MethodNotAllowed: {
     grpc: GrpcStatus.UNIMPLEMENTED,

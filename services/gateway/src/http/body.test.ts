@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { readBody } from './body';
 
 function request(
@@ -80,5 +81,46 @@ describe('readBody (api-compat §1.2, §1.4)', () => {
   it('ignores bodies on GET and DELETE', async () => {
     expect((await readBody(request('not json', {}, 'GET'), LIMIT)).object()).toEqual({});
     expect((await readBody(request('not json', {}, 'DELETE'), LIMIT)).object()).toEqual({});
+  });
+
+  describe('Content-Encoding', () => {
+    it('decodes gzip and deflate bodies', async () => {
+      const gz = request(gzipSync('{"text":"zipped"}'), { 'content-encoding': 'gzip' });
+      expect((await readBody(gz, LIMIT)).object()).toEqual({ text: 'zipped' });
+      const xml = request(deflateSync('<story><text>d</text></story>'), { 'content-encoding': 'Deflate' });
+      expect((await readBody(xml, LIMIT)).object()).toEqual({ text: 'd' });
+      const plain = request('{"a":"b"}', { 'content-encoding': 'identity' });
+      expect((await readBody(plain, LIMIT)).object()).toEqual({ a: 'b' });
+    });
+
+    it('applies the limit to the decoded bytes (a small gzip of a large body is 413)', async () => {
+      const bomb = gzipSync(JSON.stringify({ text: 'a'.repeat(10_000) }));
+      expect(bomb.length).toBeLessThan(LIMIT);
+      await expect(readBody(request(bomb, { 'content-encoding': 'gzip' }), LIMIT)).rejects.toMatchObject({
+        kind: 'PayloadTooLarge',
+      });
+    });
+
+    it('refuses a body that is not what its coding says (400) and codings it cannot decode (415)', async () => {
+      await expect(readBody(request('{"a":1}', { 'content-encoding': 'gzip' }), LIMIT)).rejects.toMatchObject(
+        {
+          kind: 'InvalidArgument',
+          problem: 'invalid-body',
+        },
+      );
+      for (const coding of ['br', 'compress', 'gzip, gzip'])
+        await expect(
+          readBody(request('{"a":1}', { 'content-encoding': coding }), LIMIT),
+        ).rejects.toMatchObject({ kind: 'UnsupportedMediaType', problem: 'unsupported-media-type' });
+    });
+  });
+
+  it('refuses a NUL in any string of a JSON or XML body, naming the field', async () => {
+    await expect(readBody(request('{"tasks":[{"text":"a\\u0000"}]}'), LIMIT)).rejects.toThrow(
+      "Field 'tasks[0].text' must not contain a NUL character.",
+    );
+    await expect(readBody(request('<story><text>a&#0;b</text></story>'), LIMIT)).rejects.toThrow(
+      "Field 'text' must not contain a NUL character.",
+    );
   });
 });

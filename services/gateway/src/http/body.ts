@@ -1,8 +1,11 @@
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { createGunzip, createInflate } from 'node:zlib';
 import { DomainError } from '@flowboard/service-kit';
 import { itemValue, readXml, xmlFields, XmlBodyError, type XmlElement } from '../representation/xml-reader';
 import { mediaTypeFormat, type Format } from './negotiate';
 import { HttpProblem } from './problem';
+import { checkJsonStrings, checkXmlStrings } from './text-rule';
 
 export type Fields = Record<string, unknown>;
 
@@ -23,7 +26,8 @@ const invalidBody = (message: string, cause?: unknown) =>
 /**
  * Reads and parses a request body, at most `limit` bytes (else 413). XML Content-Type → XML, JSON → JSON; a
  * missing or unrelated type → JSON, unless the body starts with `<`. Multipart is refused (uploads are streamed
- * elsewhere, never read here). 415 is never returned.
+ * elsewhere, never read here). A `Content-Encoding` of gzip or deflate is decoded, the limit counting the decoded
+ * bytes; any other coding → 415 (the only 415 of the API).
  */
 export async function readBody(req: IncomingMessage, limit: number): Promise<RequestBody> {
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') return jsonBody(undefined);
@@ -34,7 +38,10 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Req
   const text = (await readText(req, limit)).replace(/^\uFEFF/, '');
   const format = mediaTypeFormat(type) ?? (/^\s*</.test(text) ? 'xml' : 'json');
   if (text.trim() === '') return jsonBody(undefined);
-  return format === 'xml' ? xmlBody(text) : jsonBody(parseJson(text));
+  if (format === 'xml') return xmlBody(text);
+  const value = parseJson(text);
+  checkJsonStrings(value);
+  return jsonBody(value);
 }
 
 function tooLarge(limit: number): HttpProblem {
@@ -44,38 +51,66 @@ function tooLarge(limit: number): HttpProblem {
   });
 }
 
+/** The request body's content coding: identity, or one the gateway decodes; anything else → 415. */
+export function contentCoding(header: string | undefined): 'identity' | 'gzip' | 'deflate' {
+  const codings = (header ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0) return 'identity';
+  const [only] = codings;
+  if (codings.length === 1 && (only === 'gzip' || only === 'x-gzip')) return 'gzip';
+  if (codings.length === 1 && only === 'deflate') return 'deflate';
+  throw new DomainError(
+    'UnsupportedMediaType',
+    `Content-Encoding '${header}' is not supported; send the body as identity, gzip or deflate.`,
+    { problem: 'unsupported-media-type' },
+  );
+}
+
 function readText(req: IncomingMessage, limit: number): Promise<string> {
+  const coding = contentCoding(req.headers['content-encoding']);
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  // A declared length bounds the decoded size only without a coding.
+  if (coding === 'identity' && Number.isFinite(declared) && declared > limit)
+    return Promise.reject(tooLarge(limit));
+  const decoder = coding === 'identity' ? undefined : coding === 'gzip' ? createGunzip() : createInflate();
+  const source: Readable = decoder ? req.pipe(decoder) : req;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const stop = (error: DomainError) => {
+      cleanup();
+      if (decoder) {
+        req.unpipe(decoder);
+        decoder.on('error', () => {}); // whatever it still reports: the answer is already decided
+        decoder.destroy();
+      }
+      req.pause();
+      reject(error);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        reject(tooLarge(limit));
-        return;
-      }
+      if (size > limit) return stop(tooLarge(limit));
       chunks.push(chunk);
     };
     const onEnd = () => {
       cleanup();
       resolve(Buffer.concat(chunks).toString('utf8'));
     };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(invalidBody('The request body could not be read.', err));
-    };
+    const onReadError = (err: Error) => stop(invalidBody('The request body could not be read.', err));
+    const onDecodeError = (err: Error) =>
+      stop(invalidBody(`The request body is not valid ${coding} data.`, err));
     const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
+      source.off('data', onData);
+      source.off('end', onEnd);
+      req.off('error', onReadError);
+      decoder?.off('error', onDecodeError);
     };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
+    source.on('data', onData);
+    source.on('end', onEnd);
+    req.on('error', onReadError);
+    decoder?.on('error', onDecodeError);
   });
 }
 
@@ -114,6 +149,7 @@ function xmlBody(text: string): RequestBody {
     if (err instanceof XmlBodyError) throw invalidBody(err.message, err);
     throw err;
   }
+  checkXmlStrings(root);
   return {
     format: 'xml',
     object: () => xmlFields(root),

@@ -7,6 +7,7 @@ import { parseEnrichments, type EnrichmentVocabulary } from './enrichments';
 import type { Format } from './negotiate';
 import type { Query } from './query';
 import type { RequestState } from './state';
+import { checkPathAndQuery } from './text-rule';
 
 /** Everything a route handler may use about its request. */
 export interface Call {
@@ -37,6 +38,8 @@ export interface Call {
 export function createCall(req: Request, res: Response, state: RequestState, bodyLimit: number): Call {
   const match = state.match;
   if (match?.kind !== 'found') throw new Error('createCall needs a matched route');
+  // Before the handler, so no write ever starts on a request that is then refused for its query.
+  checkPathAndQuery(match.params, state.query);
   let body: Promise<RequestBody> | undefined;
   const param = (name: string) => {
     const value = match.params[name];

@@ -1,5 +1,6 @@
 import {
   optionalInteger,
+  optionalNumericText,
   optionalReference,
   optionalString,
   requiredBoolean,
@@ -7,10 +8,19 @@ import {
 } from './fields';
 
 describe('field readers (api-compat §1.4)', () => {
-  it('strings: numbers become strings, null is unset, objects are refused', () => {
-    expect(optionalString({ size: 5 }, 'size')).toBe('5');
-    expect(optionalString({ size: null }, 'size')).toBeUndefined();
-    expect(() => optionalString({ size: {} }, 'size')).toThrow("Field 'size' must be a string.");
+  it('strings: strings only; null is unset; numbers, booleans and objects are refused', () => {
+    expect(optionalString({ name: 'a' }, 'name')).toBe('a');
+    expect(optionalString({ name: null }, 'name')).toBeUndefined();
+    for (const name of [false, 5, Infinity, {}, []])
+      expect(() => optionalString({ name }, 'name')).toThrow("Field 'name' must be a string.");
+  });
+
+  it('numeric text (size, priority): finite numbers become their text; booleans and Infinity are refused', () => {
+    expect(optionalNumericText({ size: 5 }, 'size')).toBe('5');
+    expect(optionalNumericText({ size: 'M' }, 'size')).toBe('M');
+    expect(optionalNumericText({ size: null }, 'size')).toBeUndefined();
+    expect(() => optionalNumericText({ size: Infinity }, 'size')).toThrow(/finite number/);
+    expect(() => optionalNumericText({ size: true }, 'size')).toThrow("Field 'size' must be a string.");
   });
 
   it('required strings name the missing field; aliases count', () => {

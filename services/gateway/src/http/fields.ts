@@ -2,8 +2,10 @@ import { DomainError } from '@flowboard/service-kit';
 import type { Fields } from './body';
 
 /**
- * Typed reads of request-body fields with the API's leniency (api-compat §1.4): numbers work where strings are
- * expected and numeric strings where integers are; `null` (or an empty XML element) means "unset".
+ * Typed reads of request-body fields with the API's leniency (api-compat §1.4): numeric strings work where
+ * integers are expected, and `null` (or an empty XML element) means "unset". Text fields take strings only: a
+ * number or boolean there is refused rather than stored as its text (`{"name": false}` is not a role named
+ * "false"), except `size` and `priority`, free text that clients send as numbers (`"size": 5` → `"5"`).
  * Errors are 400 `invalid-field` naming the field.
  */
 export const invalidField = (message: string) =>
@@ -15,13 +17,23 @@ export function pick(fields: Fields, ...names: string[]): unknown {
   return undefined;
 }
 
-/** A string field, or undefined when absent or null. */
+/** A string field, or undefined when absent or null; any other type is refused. */
 export function optionalString(fields: Fields, name: string, ...aliases: string[]): string | undefined {
   const value = pick(fields, name, ...aliases);
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   throw invalidField(`Field '${name}' must be a string.`);
+}
+
+/**
+ * A free-text field that clients fill with numbers as often as with text (a story's `size` and `priority`): a
+ * string, or a finite JSON number written as its text. Booleans and anything else are refused.
+ */
+export function optionalNumericText(fields: Fields, name: string): string | undefined {
+  const value = fields[name];
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'number') throw invalidField(`Field '${name}' must be a string or a finite number.`);
+  return optionalString(fields, name);
 }
 
 /** A string field that must be present and not blank. */

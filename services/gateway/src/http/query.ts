@@ -4,9 +4,12 @@
  */
 export class Query {
   private readonly values = new Map<string, string[]>();
+  /** The arguments as sent (names in their own spelling), for messages that name one. */
+  private readonly sent: Array<[string, string]>;
 
   constructor(search: string) {
-    for (const [name, value] of new URLSearchParams(search)) {
+    this.sent = [...new URLSearchParams(search)];
+    for (const [name, value] of this.sent) {
       const key = name.toLowerCase();
       const list = this.values.get(key);
       if (list) list.push(value);
@@ -21,6 +24,11 @@ export class Query {
 
   getAll(name: string): string[] {
     return this.values.get(name.toLowerCase()) ?? [];
+  }
+
+  /** Every argument as [name as sent, value], in order, repeats included. */
+  entries(): ReadonlyArray<[string, string]> {
+    return this.sent;
   }
 
   has(name: string): boolean {

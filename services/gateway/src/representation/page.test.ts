@@ -7,6 +7,17 @@ describe('paging (api-compat §4.1)', () => {
     expect(() => parsePaging('0', undefined)).toThrow(/'page'/);
     expect(() => parsePaging('x', undefined)).toThrow(/'page'/);
     expect(() => parsePaging(undefined, '0')).toThrow(/'pageSize'/);
+    expect(() => parsePaging(undefined, '1.5')).toThrow(/'pageSize'/);
+    expect(() => parsePaging(undefined, '-3')).toThrow(/'pageSize'/);
+    expect(() => parsePaging('000', undefined)).toThrow(/'page'/);
+  });
+
+  it('clamps numbers of any size instead of refusing them', () => {
+    expect(parsePaging(undefined, '99999999999999999999')).toEqual({ page: 1, pageSize: 1000 });
+    expect(parsePaging(undefined, '1001')).toEqual({ page: 1, pageSize: 1000 });
+    expect(parsePaging(undefined, '0010')).toEqual({ page: 1, pageSize: 10 });
+    expect(parsePaging('2147483648', undefined)).toEqual({ page: 2_147_483_647, pageSize: 100 });
+    expect(parsePaging('9'.repeat(400), '9'.repeat(400))).toEqual({ page: 2_147_483_647, pageSize: 1000 });
   });
 
   it('slices and totals; past the end is empty with correct totals', () => {

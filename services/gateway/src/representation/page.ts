@@ -8,27 +8,35 @@ export interface Paging {
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
+/**
+ * The highest page asked of a service: pages travel as int32 in gRPC. A larger number names a page past the end of
+ * any list just as well (empty items, correct totals), so it is clamped like `pageSize` instead of refused.
+ */
+export const MAX_PAGE = 2_147_483_647;
 
 /**
- * `page` (default 1) and `pageSize` (default 100, clamped to 1000) from query values (api-compat §4.1).
- * Below 1 or not an integer → 400 naming the argument.
+ * `page` (default 1) and `pageSize` (default 100) from query values (api-compat §4.1). Any integer of at least 1
+ * is accepted, however many digits it has: `pageSize` is clamped to 1000 and `page` to MAX_PAGE. Below 1 or not
+ * an integer → 400 naming the argument.
  */
 export function parsePaging(page: string | undefined, pageSize: string | undefined): Paging {
   return {
-    page: positive('page', page, 1),
-    pageSize: Math.min(positive('pageSize', pageSize, DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE),
+    page: positive('page', page, 1, MAX_PAGE),
+    pageSize: positive('pageSize', pageSize, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
   };
 }
 
-function positive(name: string, raw: string | undefined, fallback: number): number {
+function positive(name: string, raw: string | undefined, fallback: number, max: number): number {
   if (raw === undefined || raw.trim() === '') return fallback;
-  const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(value) || value < 1) {
+  const digits = /^\s*0*(\d+)\s*$/.exec(raw)?.[1];
+  // More than 15 digits is beyond any maximum here and beyond exact doubles: clamped without parsing.
+  const value = digits === undefined ? NaN : digits.length > 15 ? Infinity : Number(digits);
+  if (!(value >= 1)) {
     throw new DomainError('InvalidArgument', `Query argument '${name}' must be an integer of at least 1.`, {
       problem: 'invalid-parameter',
     });
   }
-  return value;
+  return Math.min(value, max);
 }
 
 /** The envelope for one page of a list the caller has whole. */

@@ -9,6 +9,7 @@ import {
   type AttachmentRecord,
 } from '../../representation/attachment.dto';
 import { pageOf } from '../../representation/page';
+import { contentCoding } from '../body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';
 import { optionalString } from '../fields';
@@ -112,6 +113,15 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
           problem: 'invalid-body',
         });
       }
+      // Uploads stream through undecoded, so only identity is accepted (compressed files are sent as they are).
+      if (contentCoding(call.req.headers['content-encoding']) !== 'identity')
+        throw new DomainError(
+          'UnsupportedMediaType',
+          'Attachments are uploaded without a Content-Encoding.',
+          {
+            problem: 'unsupported-media-type',
+          },
+        );
       const paging = call.paging();
       const account = await membership.getProjectAccount(call.project.projectId);
       const forwardAs = {

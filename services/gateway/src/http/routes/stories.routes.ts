@@ -12,7 +12,14 @@ import type { Fields } from '../body';
 import type { Call } from '../call';
 import type { Query } from '../query';
 import type { EnrichmentVocabulary } from '../enrichments';
-import { invalidField, optionalReference, optionalString, requiredString, type Reference } from '../fields';
+import {
+  invalidField,
+  optionalNumericText,
+  optionalReference,
+  optionalString,
+  requiredString,
+  type Reference,
+} from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 
@@ -205,12 +212,13 @@ export function storyHandlers(deps: RouteDeps) {
     if (text !== undefined) set('text', 'text', text);
     for (const [name, key] of [
       ['details', 'details'],
-      ['size', 'size'],
-      ['priority', 'priority'],
       ['deadline', 'deadline'],
       ['blockedReason', 'blocked_reason'],
     ] as const) {
       if (fields[name] !== undefined) set(key, key, optionalString(fields, name) ?? '');
+    }
+    for (const name of ['size', 'priority'] as const) {
+      if (fields[name] !== undefined) set(name, name, optionalNumericText(fields, name) ?? '');
     }
     const color = optionalString(fields, 'color');
     if (color !== undefined) set('color', 'color', color);
@@ -234,8 +242,8 @@ export function storyHandlers(deps: RouteDeps) {
         project_id: projectId,
         text,
         details: optionalString(fields, 'details') ?? '',
-        size: optionalString(fields, 'size') ?? '',
-        priority: optionalString(fields, 'priority') ?? '',
+        size: optionalNumericText(fields, 'size') ?? '',
+        priority: optionalNumericText(fields, 'priority') ?? '',
         color: optionalString(fields, 'color') ?? '',
         phase_id: await phaseIdFor(projectId, optionalReference(fields, 'phase', { byName: true })),
         owner_id: owner ? await ownerIdFor(projectId, owner) : 0,
