@@ -137,7 +137,10 @@ prune_old_images() {  # prune_old_images <this build's images file>
   local keep svc ref
   keep=$(cat "$1" "$CLUSTER_HOME"/images* 2>/dev/null | awk '{ print "flowboard/" $1 ":" $2 }')
   for svc in "${SERVICES[@]}"; do
-    for ref in $(docker image ls "flowboard/$svc" --filter "reference=flowboard/$svc:sha-*" --format '{{.Repository}}:{{.Tag}}'); do
+    # The filter alone: with a repository argument too, docker ORs the two references and lists every tag
+    # (compose's `dev` went that way, and the next `compose up` found no image).
+    for ref in $(docker image ls --filter "reference=flowboard/$svc:sha-*" --format '{{.Repository}}:{{.Tag}}'); do
+      [[ $ref == "flowboard/$svc:sha-"* ]] || continue
       grep -qxF "$ref" <<<"$keep" || docker image rm "$ref" >/dev/null 2>&1 || true
     done
   done
