@@ -10,7 +10,10 @@ export interface UploadAccount {
 export interface ReservationOptions {
   /** How long a reservation lives without renewal; an upload renews it every third of that while it streams. */
   ttlSeconds: number;
-  /** When the first reservation turns out short (no Content-Length), it grows by at least this much at a time. */
+  /**
+   * A reservation short of the bytes (no Content-Length, or near the limit) grows by at least this much at a time,
+   * never past the request's upper bound; when that does not fit, by exactly what is missing.
+   */
   growStepBytes: number;
 }
 
@@ -20,10 +23,12 @@ export const overQuota = () =>
   });
 
 /**
- * The space one upload request holds while it streams. It starts as the request's upper bound (from
- * Content-Length) when known, so concurrent uploads are decided up front and whole, first come first served;
- * without one it starts empty and grows ahead of the bytes. Bytes never pass `covered` unreserved, so the account
- * cannot exceed its limit even if the upload is later refused.
+ * The space one upload request holds while it streams. When the request has a Content-Length, its upper bound is
+ * reserved whole if it fits, so concurrent uploads are decided up front, first come first served. That bound also
+ * counts the parts' headers, so when it does not fit (near the limit) or there is none (a chunked body), the
+ * reservation starts empty and grows ahead of the file bytes as they stream: a file that fits is accepted to the
+ * byte. Bytes never pass `covered` unreserved, so the account cannot exceed its limit even if the upload is later
+ * refused.
  */
 export class Reservation {
   private heartbeat: NodeJS.Timeout | undefined;
@@ -35,30 +40,44 @@ export class Reservation {
     private readonly logger: WarnLogger,
     readonly id: number,
     private covered: number,
+    /** No more is ever needed (the request's upper bound), so growing never reserves past it. */
+    private readonly ceiling: number,
   ) {}
 
-  /** Reserves `bytes` or fails with PlanLimitExceeded (402). */
+  /**
+   * Reserves `maxBytes` (the request's upper bound) when it fits, else opens an empty reservation to grow as the
+   * bytes arrive. Fails with PlanLimitExceeded (402) only when the account is already past its limit (an operator
+   * lowered it).
+   */
   static async open(
     quota: QuotaStore,
     account: UploadAccount,
-    bytes: number,
+    maxBytes: number | undefined,
     options: ReservationOptions,
     logger: WarnLogger,
   ): Promise<Reservation> {
-    const id = await quota.reserve(account.accountId, account.limitBytes, bytes, options.ttlSeconds);
+    const { accountId, limitBytes } = account;
+    let covered = maxBytes ?? 0;
+    let id = await quota.reserve(accountId, limitBytes, covered, options.ttlSeconds);
+    if (id === undefined && covered > 0) {
+      covered = 0;
+      id = await quota.reserve(accountId, limitBytes, 0, options.ttlSeconds);
+    }
     if (id === undefined) throw overQuota();
-    const reservation = new Reservation(quota, account, options, logger, id, bytes);
+    const reservation = new Reservation(quota, account, options, logger, id, covered, maxBytes ?? Infinity);
     reservation.startHeartbeat();
     return reservation;
   }
 
-  /** Makes sure `total` bytes are reserved: grows by a step, or by exactly what is missing near the limit. */
+  /**
+   * Makes sure `total` bytes are reserved: grows by a step (fewer round trips), or by exactly what is missing
+   * near the limit; PlanLimitExceeded (402) when even that does not fit.
+   */
   async cover(total: number): Promise<void> {
     if (total <= this.covered) return;
     const missing = total - this.covered;
-    for (const bytes of missing < this.options.growStepBytes
-      ? [this.options.growStepBytes, missing]
-      : [missing]) {
+    const step = Math.min(this.options.growStepBytes, this.ceiling - this.covered);
+    for (const bytes of step <= missing ? [missing] : [step, missing]) {
       const result = await this.quota.grow(this.id, this.account.limitBytes, bytes, this.options.ttlSeconds);
       if (result === 'ok') {
         this.covered += bytes;

@@ -253,8 +253,27 @@ describe('UploadAttachments', () => {
       expect(reservations.size).toBe(0);
     });
 
-    it('refuses an upload whose bound does not fit (402) before storing anything', async () => {
-      const { upload, ledger, objects, rows } = fakes();
+    it('accepts files that fill the limit to the byte although the bound (part headers too) does not fit', async () => {
+      const { upload, ledger, reservations } = fakes({ growStepBytes: 16 });
+      ledger.used = 60;
+      const created = await upload({
+        projectId: 1,
+        storyId: 1,
+        userId: 1,
+        account: account(100),
+        maxTotalBytes: 41,
+        files: files(
+          file('a', 'text/plain', bytes('0123456789', '0123456789')),
+          file('b', 'text/plain', bytes('0123456789', '0123456789')),
+        ),
+      });
+      expect(created.map((a) => a.sizeBytes)).toEqual([20, 20]);
+      expect(ledger).toEqual({ used: 100, reserved: 0 });
+      expect(reservations.size).toBe(0);
+    });
+
+    it('refuses (402) at the first byte past the limit, removes what it wrote and gives the space back', async () => {
+      const { upload, ledger, objects, rows, reservations } = fakes({ growStepBytes: 16 });
       ledger.used = 60;
       const error = await upload({
         projectId: 1,
@@ -262,11 +281,54 @@ describe('UploadAttachments', () => {
         userId: 1,
         account: account(100),
         maxTotalBytes: 41,
-        files: files(file('a', 'text/plain', bytes('abc'))),
+        files: files(
+          file('a', 'text/plain', bytes('0123456789', '0123456789')),
+          file('b', 'text/plain', bytes('0123456789', '01234567890')),
+        ),
       }).catch((e: unknown) => e);
       expect(error).toMatchObject({ kind: 'PlanLimitExceeded', problem: 'plan-limit' });
-      expect(objects.size + rows.length).toBe(0);
+      expect(objects.size + rows.length + reservations.size).toBe(0);
       expect(ledger).toEqual({ used: 60, reserved: 0 });
+    });
+
+    it('refuses (402) before storing anything when the account is full or past its limit', async () => {
+      for (const used of [100, 101]) {
+        const { upload, ledger, objects, rows, reservations } = fakes();
+        ledger.used = used;
+        const error = await upload({
+          projectId: 1,
+          storyId: 1,
+          userId: 1,
+          account: account(100),
+          maxTotalBytes: 41,
+          files: files(file('a', 'text/plain', bytes('a'))),
+        }).catch((e: unknown) => e);
+        expect(error).toMatchObject({ kind: 'PlanLimitExceeded', problem: 'plan-limit' });
+        expect(objects.size + rows.length + reservations.size).toBe(0);
+        expect(ledger).toEqual({ used, reserved: 0 });
+      }
+    });
+
+    it('grows by steps that never pass the request bound', async () => {
+      const { upload, ledger } = fakes({ growStepBytes: 1000 });
+      ledger.used = 50;
+      let reservedAfterFirstChunk: number | undefined;
+      async function* content(): AsyncGenerator<Uint8Array> {
+        ledger.used = 0; // another attachment deleted meanwhile: a whole step would fit now
+        yield Buffer.from('abc');
+        reservedAfterFirstChunk = ledger.reserved;
+        yield Buffer.from('d');
+      }
+      await upload({
+        projectId: 1,
+        storyId: 1,
+        userId: 1,
+        account: account(100),
+        maxTotalBytes: 60,
+        files: files(file('a', 'text/plain', content())),
+      });
+      expect(reservedAfterFirstChunk).toBe(60);
+      expect(ledger).toEqual({ used: 4, reserved: 0 });
     });
 
     it('grows the reservation ahead of a chunked body, exactly up to the limit', async () => {

@@ -20,7 +20,7 @@ export interface UploadAttachmentsCommand {
   account: UploadAccount;
   /**
    * An upper bound on the files' total size when the request has a Content-Length (the body minus the least
-   * multipart framing), reserved whole before the first byte is stored; undefined for a chunked body.
+   * multipart framing), reserved whole before the first byte is stored when it fits; undefined for a chunked body.
    */
   maxTotalBytes: number | undefined;
   /** The request's file parts, in order; each part's content must be consumed before the next one arrives. */
@@ -45,8 +45,8 @@ export interface UploadAttachmentsDeps {
  * and no row exists. The gateway has already authorised the caller and checked that the story exists.
  *
  * Quota: space is reserved when the first file part arrives (after the body proved to be multipart, before any
- * byte is stored) and grown ahead of the bytes if needed; over the limit → PlanLimitExceeded (402). The commit
- * turns the reservation into usage in the rows' transaction; any failure gives it back.
+ * byte is stored) and grown ahead of the file bytes if needed; the first byte past the limit → PlanLimitExceeded
+ * (402). The commit turns the reservation into usage in the rows' transaction; any failure gives it back.
  */
 export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttachments {
   const newToken = deps.newToken ?? newAttachmentToken;
@@ -62,7 +62,7 @@ export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttach
         reservation ??= await Reservation.open(
           deps.quota,
           account,
-          maxTotalBytes ?? 0,
+          maxTotalBytes,
           deps.reservations,
           deps.logger,
         );

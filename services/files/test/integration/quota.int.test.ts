@@ -162,6 +162,14 @@ const rowsOf = async (p: number) =>
   (await db.query<{ size_bytes: number }>('SELECT size_bytes FROM attachments WHERE project_id = $1', [p]))
     .rows;
 
+const reservationsOf = async (account: number) =>
+  (await db.query('SELECT id FROM upload_reservations WHERE account_id = $1', [account])).rows;
+
+const incompleteUploads = async (prefix: string) =>
+  (await s3.listIncompleteUploadsQuery(env.S3_BUCKET, prefix, '', '', '')).uploads;
+
+const sizesOf = (items: unknown) => (items as Array<{ sizeInBytes: number }>).map((a) => a.sizeInBytes);
+
 // --- tests -----------------------------------------------------------------------------------------------
 
 describe('storage quota', () => {
@@ -211,6 +219,126 @@ describe('storage quota', () => {
     expect(await chunkedUpload(p, 1, account, 15_000, randomBytes(10_000))).toBe(200);
     expect(await chunkedUpload(p, 1, account, 15_000, randomBytes(1))).toBe(402);
     expect(await usage(account)).toEqual({ used_bytes: 15_000, reserved_bytes: 0 });
+  });
+
+  // fetch sends a Content-Length: the request's upper bound also counts the parts' headers, so near the limit the
+  // files' bytes are what decides, counted as they stream.
+  it('accepts a file that leaves the account exactly full, refuses one byte more and keeps nothing of it', async () => {
+    const p = randomId();
+    const account = randomId();
+    // Room for more than one growth step (4 MiB) and one MinIO part (8 MiB): the refused file's first part is
+    // already stored when its last byte is refused.
+    const limit = 10 * 1024 * 1024;
+    expect(
+      (await upload(p, 1, account, limit, form({ name: 'first', data: randomBytes(100_000) }))).status,
+    ).toBe(200);
+    const free = limit - 100_000;
+
+    const over = await upload(p, 2, account, limit, form({ name: 'over', data: randomBytes(free + 1) }));
+    expect(over.status).toBe(402);
+    expect(over.json).toMatchObject({ kind: 'PlanLimitExceeded', problem: 'plan-limit' });
+    expect(await listObjects(`${p}/2/`)).toEqual([]);
+    expect(await incompleteUploads(`${p}/`)).toEqual([]);
+    expect(await rowsOf(p)).toHaveLength(1);
+    expect(await reservationsOf(account)).toEqual([]);
+    expect(await usage(account)).toEqual({ used_bytes: 100_000, reserved_bytes: 0 });
+
+    const fits = await upload(p, 3, account, limit, form({ name: 'fits', data: randomBytes(free) }));
+    expect(fits.status).toBe(200);
+    expect(fits.json.items).toEqual([expect.objectContaining({ fileName: 'fits', sizeInBytes: free })]);
+    expect(await usage(account)).toEqual({ used_bytes: limit, reserved_bytes: 0 });
+
+    // Exactly full: one byte is refused before anything is stored.
+    expect((await upload(p, 4, account, limit, form({ name: 'one', data: randomBytes(1) }))).status).toBe(
+      402,
+    );
+    expect(await listObjects(`${p}/`)).toHaveLength(2);
+    expect(await reservationsOf(account)).toEqual([]);
+    expect(await usage(account)).toEqual({ used_bytes: limit, reserved_bytes: 0 });
+  });
+
+  it('accepts several files in one body that fill the limit exactly; one byte more removes those already stored', async () => {
+    const p = randomId();
+    const account = randomId();
+    const limit = 300_000;
+    const files = (last: number) => [
+      { name: 'a', data: randomBytes(100_000) },
+      { name: 'b', data: randomBytes(150_000) },
+      { name: 'c', data: randomBytes(last) },
+    ];
+
+    const over = await upload(p, 1, account, limit, form(...files(50_001)));
+    expect(over.status).toBe(402);
+    expect(over.json).toMatchObject({ kind: 'PlanLimitExceeded', problem: 'plan-limit' });
+    expect(await listObjects(`${p}/`)).toEqual([]);
+    expect(await rowsOf(p)).toEqual([]);
+    expect(await reservationsOf(account)).toEqual([]);
+    expect(await usage(account)).toEqual({ used_bytes: 0, reserved_bytes: 0 });
+
+    const fits = await upload(p, 1, account, limit, form(...files(50_000)));
+    expect(fits.status).toBe(200);
+    expect(sizesOf(fits.json.items)).toEqual([100_000, 150_000, 50_000]);
+    expect(await usage(account)).toEqual({ used_bytes: limit, reserved_bytes: 0 });
+    expect(await listObjects(`${p}/`)).toHaveLength(3);
+  });
+
+  it('concurrent uploads near the limit never overshoot it, and the room they leave still fits to the byte', async () => {
+    const p = randomId();
+    const account = randomId();
+    const size = 300_000;
+    const limit = 3 * size;
+    // Two uploads' bounds fit whole; the rest race for the last third byte by byte as their files stream.
+    let peak = 0;
+    let racing = true;
+    const sampler = (async () => {
+      while (racing) {
+        const u = await usage(account);
+        peak = Math.max(peak, u.used_bytes + u.reserved_bytes);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        upload(
+          p,
+          i + 1,
+          account,
+          limit,
+          i % 2 === 0
+            ? form({ name: `f${i}`, data: randomBytes(size) })
+            : form(
+                { name: `a${i}`, data: randomBytes(size / 2) },
+                { name: `b${i}`, data: randomBytes(size / 2) },
+              ),
+        ),
+      ),
+    ).finally(() => (racing = false));
+    await sampler;
+
+    expect(results.every((r) => r.status === 200 || r.status === 402)).toBe(true);
+    const ok = results.filter((r) => r.status === 200).length;
+    expect(ok).toBeGreaterThanOrEqual(2);
+    expect(peak).toBeLessThanOrEqual(limit);
+    const stored = (await rowsOf(p)).reduce((sum, r) => sum + Number(r.size_bytes), 0);
+    expect(stored).toBe(ok * size);
+    expect(stored).toBeLessThanOrEqual(limit);
+    expect(await usage(account)).toEqual({ used_bytes: stored, reserved_bytes: 0 });
+    expect(await reservationsOf(account)).toEqual([]);
+    const items = results.flatMap((r) => (r.status === 200 ? (r.json.items as unknown[]) : []));
+    expect(await listObjects(`${p}/`)).toHaveLength(items.length);
+
+    // Alone, the room left (a whole upload's worth when none of the racers won it) fits exactly.
+    if (stored < limit) {
+      const rest = await upload(
+        p,
+        9,
+        account,
+        limit,
+        form({ name: 'rest', data: randomBytes(limit - stored) }),
+      );
+      expect(rest.status).toBe(200);
+    }
+    expect(await usage(account)).toEqual({ used_bytes: limit, reserved_bytes: 0 });
   });
 
   it('deleting an attachment frees its bytes', async () => {

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import * as Minio from 'minio';
+import { requireEnv } from '@flowboard/testing';
+import { setAccountLimits } from './operator';
+import { GATEWAY_URL, api, createProject, signUp, type SignedUp } from './support';
+
+/**
+ * The storage quota is exact to the byte through the gateway: an upload that leaves the account exactly full is
+ * accepted although its request (multipart framing, part headers) is longer than the room left, and one byte
+ * more is refused with nothing kept.
+ */
+jest.setTimeout(60_000);
+
+const s3env = requireEnv('S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET');
+const s3url = new URL(s3env.S3_ENDPOINT);
+const s3 = new Minio.Client({
+  endPoint: s3url.hostname,
+  port: Number(s3url.port || 80),
+  useSSL: s3url.protocol === 'https:',
+  accessKey: s3env.S3_ACCESS_KEY,
+  secretKey: s3env.S3_SECRET_KEY,
+  pathStyle: true,
+});
+
+function listObjects(prefix: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const keys: string[] = [];
+    s3.listObjectsV2(s3env.S3_BUCKET, prefix, true)
+      .on('data', (item) => item.name && keys.push(item.name))
+      .on('error', reject)
+      .on('end', () => resolve(keys.sort()));
+  });
+}
+
+const storageUsed = async (user: SignedUp): Promise<number> => {
+  const res = await api('/api/v1/me/account', { key: user.key });
+  expect(res.status).toBe(200);
+  return res.json.storageUsedBytes as number;
+};
+
+/** Uploads files of random bytes in one body (fetch sends a Content-Length). */
+async function upload(key: string, projectId: number, storyId: number, ...sizes: number[]) {
+  const body = new FormData();
+  sizes.forEach((size, i) => body.append('file', new Blob([new Uint8Array(randomBytes(size))]), `f${i}.bin`));
+  const res = await fetch(`${GATEWAY_URL}/api/v1/projects/${projectId}/stories/${storyId}/attachments`, {
+    method: 'POST',
+    headers: { 'X-Zen-ApiKey': key },
+    body,
+  });
+  return { status: res.status, json: JSON.parse(await res.text()) as Record<string, unknown> };
+}
+
+describe('the storage quota, exact to the byte', () => {
+  const LIMIT = 100_000;
+  let owner: SignedUp;
+  let projectId: number;
+  let storyId: number;
+
+  beforeAll(async () => {
+    owner = await signUp('exactquota');
+    projectId = (await createProject(owner.key)).id;
+    const story = await api(`/api/v1/projects/${projectId}/stories`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'Exact quota story' },
+    });
+    expect(story.status).toBe(200);
+    storyId = story.json.id as number;
+    await setAccountLimits(owner.id, { storageLimitBytes: LIMIT });
+  });
+
+  it('refuses files one byte over the room left (402), keeping nothing', async () => {
+    const res = await upload(owner.key, projectId, storyId, 60_000, 40_001);
+    expect(res.status).toBe(402);
+    expect(res.json.type).toBe('urn:flowboard:problem:plan-limit');
+    expect(await storageUsed(owner)).toBe(0);
+    expect(await listObjects(`${projectId}/`)).toEqual([]);
+  });
+
+  it('accepts files that leave the account exactly full, then refuses a single byte', async () => {
+    const res = await upload(owner.key, projectId, storyId, 60_000, 40_000);
+    expect(res.status).toBe(200);
+    expect((res.json.items as Array<{ sizeInBytes: number }>).map((a) => a.sizeInBytes)).toEqual([
+      60_000, 40_000,
+    ]);
+    expect(await storageUsed(owner)).toBe(LIMIT);
+    expect(await listObjects(`${projectId}/`)).toHaveLength(2);
+
+    expect((await upload(owner.key, projectId, storyId, 1)).status).toBe(402);
+    expect(await storageUsed(owner)).toBe(LIMIT);
+    expect(await listObjects(`${projectId}/`)).toHaveLength(2);
+  });
+});
