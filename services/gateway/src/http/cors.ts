@@ -1,23 +1,33 @@
 import type { RequestHandler } from 'express';
+import { stateOf } from './state';
 
 const ALLOW_HEADERS = 'X-Zen-ApiKey, Authorization, Content-Type, Accept';
 const EXPOSE_HEADERS =
   'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy';
-const ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
 
-/**
- * CORS as the original offered it (api-compat §1.1): any origin, the API's headers; every OPTIONS request is a
- * preflight answered 200 with an empty body, before authentication.
- */
+/** CORS as the original offered it (api-compat §1.1): any origin may call and read the API's headers. */
 export function cors(): RequestHandler {
-  return (req, res, next) => {
+  return (_req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
-    if (req.method !== 'OPTIONS') return next();
-    res.setHeader('Access-Control-Allow-Methods', ALLOW_METHODS);
+    next();
+  };
+}
+
+/**
+ * OPTIONS on a path of the API (a CORS preflight, or a client asking what it may do) is answered 200 with an empty
+ * body before authentication; `Allow` and `Access-Control-Allow-Methods` list exactly the methods of that path (the
+ * route table's, as on a 405). OPTIONS on a path that is not the API's goes on like any request to one (401/404).
+ */
+export function preflight(): RequestHandler {
+  return (req, res, next) => {
+    const match = stateOf(req).match;
+    if (req.method !== 'OPTIONS' || match?.kind !== 'method-not-allowed') return next();
+    const methods = match.allow.join(', ');
+    res.setHeader('Access-Control-Allow-Methods', methods);
     res.setHeader('Access-Control-Allow-Headers', ALLOW_HEADERS);
     res.setHeader('Access-Control-Max-Age', '600');
-    res.setHeader('Allow', ALLOW_METHODS);
+    res.setHeader('Allow', methods);
     res.status(200).setHeader('Content-Length', 0);
     res.end();
   };

@@ -8,7 +8,7 @@ import { authenticate } from './authenticate';
 import type { BoardCache } from './board-cache';
 import { authorize } from './authorize';
 import { compress } from './compress';
-import { cors } from './cors';
+import { cors, preflight } from './cors';
 import { dispatch } from './dispatch';
 import { docs } from './docs';
 import { errorHandler } from './errors';
@@ -39,7 +39,7 @@ export interface HttpAppDeps {
 }
 
 /**
- * The request path (design.md): context → compression → CORS/preflight → path → health → docs → format → route →
+ * The request path (design.md): context → compression → CORS → path → health → docs → format → route → preflight →
  * Redis reads started (cache epoch, key count, board version) → address limit (429) → 401 → key limit (429) → 404/405 →
  * project access (404/403) → cached answer, or handler (sub-resource 404, then body 413/400) → reply; one error
  * middleware.
@@ -57,6 +57,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(docs()); // the OpenAPI document and /docs: public, outside the route table
   app.use(negotiate());
   app.use(matchRoute(deps.router));
+  app.use(preflight());
   app.use(readAhead(deps.cacheEpoch, deps.authenticator, deps.rateLimits, deps.boardCache.versions));
   app.use(deps.rateLimits.addressGate);
   app.use(authenticate(deps.authenticator));

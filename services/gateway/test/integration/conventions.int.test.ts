@@ -110,6 +110,16 @@ describe('HTTP conventions (api-compat §1)', () => {
     expect((await api('/api/v1/me', { key })).headers.get('access-control-allow-origin')).toBe('*');
   });
 
+  it("OPTIONS lists exactly the path's methods in Allow; an unknown path is not the API's", async () => {
+    const stories = await api(`/api/v1/projects/${projectId}/stories`, { method: 'OPTIONS' });
+    expect(stories.headers.get('allow')).toBe('GET, HEAD, POST, PUT, OPTIONS');
+    expect(stories.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, PUT, OPTIONS');
+    const admin = await api('/api/v1/admin/users/1', { method: 'OPTIONS' });
+    expect([admin.status, admin.headers.get('allow')]).toEqual([200, 'PUT, OPTIONS']);
+    const unknown = await api('/api/v1/nowhere', { method: 'OPTIONS', key });
+    expect(unknown.status).toBe(404);
+  });
+
   it('malformed JSON → 400 invalid-body', async () => {
     const res = await api('/api/v1/projects', {
       key,
