@@ -1,0 +1,101 @@
+// Seeds real data for the schema fuzzer (scripts/fuzz.sh) through the API itself, so that the fuzzer's requests
+// reach their 2xx paths: a user and key, a project with stories, phases, tags, tasks, comments, an attachment,
+// roles, members and invites, and a spare of everything a DELETE operation removes (each DELETE gets its own
+// target, so one deletion does not turn every other operation into a 404). Prints `export FUZZ_...=` lines.
+const GATEWAY = process.env.GATEWAY_URL;
+if (!GATEWAY) throw new Error('GATEWAY_URL is not set');
+const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+async function call(path, { method = 'GET', key, body, form } = {}) {
+  const headers = {};
+  if (key) headers['X-Zen-ApiKey'] = key;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(`${GATEWAY}${path}`, {
+    method,
+    headers,
+    body: form ?? (body === undefined ? undefined : JSON.stringify(body)),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`seed: ${method} ${path} → ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+const signUp = (name) =>
+  call('/api/v1/users', { method: 'POST', body: { userName: `${name}-${suffix}`, email: `${name}-${suffix}@example.test` } });
+
+const owner = await signUp('fuzz');
+const key = owner.apiKey;
+const as = { key };
+const member = await signUp('fuzz-member');
+const spareMember = await signUp('fuzz-spare');
+const project = await call('/api/v1/projects', { ...as, method: 'POST', body: { name: 'Fuzz', description: 'fuzzed' } });
+const spareProject = await call('/api/v1/projects', { ...as, method: 'POST', body: { name: 'Fuzz spare' } });
+const P = `/api/v1/projects/${project.id}`;
+const phases = (await call(`${P}/phases`, as)).items;
+const sparePhase = await call(`${P}/phases`, { ...as, method: 'POST', body: { name: 'Spare', description: 'spare' } });
+const story = await call(`${P}/stories`, { ...as, method: 'POST', body: { text: 'Fuzz target', phase: phases[2].id } });
+const spareStory = await call(`${P}/stories`, { ...as, method: 'POST', body: { text: 'Spare' } });
+const S = `${P}/stories/${story.id}`;
+const task = await call(`${S}/tasks`, { ...as, method: 'POST', body: { text: 'task' } });
+const spareTask = await call(`${S}/tasks`, { ...as, method: 'POST', body: { text: 'spare task' } });
+const comment = await call(`${S}/comments`, { ...as, method: 'POST', body: { text: 'comment' } });
+const spareComment = await call(`${S}/comments`, { ...as, method: 'POST', body: { text: 'spare comment' } });
+const upload = async (name) => {
+  const form = new FormData();
+  form.append('file', new Blob(['fuzz bytes'], { type: 'text/plain' }), name);
+  return (await call(`${S}/attachments`, { ...as, method: 'POST', form })).items[0];
+};
+const attachment = await upload('fuzz.txt');
+const spareAttachment = await upload('spare.txt');
+const tag = await call(`${P}/tags`, { ...as, method: 'POST', body: { name: `fuzz-${suffix}` } });
+const spareTag = await call(`${P}/tags`, { ...as, method: 'POST', body: { name: `spare-${suffix}` } });
+await call(`${P}/tags/${tag.id}/stories`, { ...as, method: 'POST', body: story.id });
+const role = await call(`${P}/roles`, { ...as, method: 'POST', body: { name: 'Fuzzers', access: 'read' } });
+const spareRole = await call(`${P}/roles`, { ...as, method: 'POST', body: { name: 'Spare', access: 'read' } });
+await call(`${P}/members`, { ...as, method: 'POST', body: member.id });
+await call(`${P}/members`, { ...as, method: 'POST', body: spareMember.id });
+await call(`${P}/roles/${role.id}/members`, { ...as, method: 'POST', body: member.id });
+const invite = await call(`${P}/invites`, {
+  ...as,
+  method: 'POST',
+  body: { email: `invitee-${suffix}@example.test`, role: role.id },
+});
+const spareInvite = await call(`${P}/invites`, {
+  ...as,
+  method: 'POST',
+  body: { email: `spare-${suffix}@example.test`, role: role.id },
+});
+const apiKey = await call('/api/v1/me/apikeys', { ...as, method: 'POST' });
+// The operator's endpoints act on the spare member (disabling the fuzzer's own user would end the run).
+const spareKeys = (await call('/api/v1/me/apikeys', { key: spareMember.apiKey })).items;
+
+const values = {
+  API_KEY: key,
+  USER_ID: owner.id,
+  MEMBER: member.userName,
+  SPARE_MEMBER: spareMember.userName,
+  PROJECT_ID: project.id,
+  SPARE_PROJECT_ID: spareProject.id,
+  STORY_ID: story.id,
+  SPARE_STORY_ID: spareStory.id,
+  PHASE_ID: phases[2].id,
+  SPARE_PHASE_ID: sparePhase.id,
+  TASK_ID: task.id,
+  SPARE_TASK_ID: spareTask.id,
+  COMMENT_ID: comment.id,
+  SPARE_COMMENT_ID: spareComment.id,
+  ATTACHMENT_ID: attachment.id,
+  SPARE_ATTACHMENT_ID: spareAttachment.id,
+  TAG: tag.name,
+  SPARE_TAG: spareTag.name,
+  ROLE_ID: role.id,
+  SPARE_ROLE_ID: spareRole.id,
+  INVITE_ID: invite.id,
+  SPARE_INVITE_ID: spareInvite.id,
+  KEY_ID: apiKey.id,
+  SPARE_USER_ID: spareMember.id,
+  SPARE_USER_KEY_ID: spareKeys[0].id,
+  // A token no invite has: accepting it is a 404, which is all a fuzzer can learn without the e-mail.
+  TOKEN: '0'.repeat(32),
+};
+for (const [name, value] of Object.entries(values)) console.log(`export FUZZ_${name}=${JSON.stringify(String(value))}`);
