@@ -1,7 +1,8 @@
 // Points the schema fuzzer at the seeded data (test/fuzz/seed.mjs): a copy of the served OpenAPI document whose
-// path parameters each accept only the seeded value (`enum`), every DELETE its own spare. Nothing else changes, so
-// bodies, queries and headers are generated from the document as served; a path value outside the enum is a
-// negative case, and the API must refuse it (404). Usage: node narrow-document.mjs <document.json> > narrowed.json
+// path parameters, and references to other resources in request bodies, each accept only seeded values (`enum`);
+// every DELETE gets its own spare, and the reorders a project of their own. Everything else is generated from the
+// document as served. A value outside an enum is a negative case the API must refuse (404 in a path, 400 in a
+// body), which is what it does for any unknown id. Usage: node narrow-document.mjs <document.json> > narrowed.json
 import { readFileSync } from 'node:fs';
 
 const doc = JSON.parse(readFileSync(process.argv[2], 'utf8'));
@@ -31,7 +32,7 @@ const SEEDED = {
 const SPARES = {
   deleteProject: { projectId: 'SPARE_PROJECT_ID' },
   deleteStory: { storyId: 'SPARE_STORY_ID' },
-  deletePhase: { phaseId: 'SPARE_PHASE_ID' },
+  deletePhase: { projectId: 'PHASE_PROJECT_ID', phaseId: 'SPARE_PHASE_ID' },
   deleteTask: { taskId: 'SPARE_TASK_ID' },
   deleteComment: { commentId: 'SPARE_COMMENT_ID' },
   deleteAttachment: { attachmentId: 'SPARE_ATTACHMENT_ID' },
@@ -39,8 +40,29 @@ const SPARES = {
   deleteRole: { roleId: 'SPARE_ROLE_ID' },
   deleteInvite: { inviteId: 'SPARE_INVITE_ID' },
   removeMember: { user: 'SPARE_MEMBER' },
+  removeRoleMember: { user: 'SPARE_MEMBER' },
   setUserApiKeyEnabled: { keyId: 'SPARE_USER_KEY_ID' },
+  reorderPhases: { projectId: 'ORDER_PROJECT_ID' },
+  reorderPhaseStories: { projectId: 'ORDER_PROJECT_ID', phaseId: 'ORDER_PHASE_ID' },
+  reorderTasks: { projectId: 'ORDER_PROJECT_ID', storyId: 'ORDER_STORY_ID' },
 };
+
+const ids = (name) => env(name).split(',').map(Number);
+const oneOf = (...values) => ({ enum: values });
+/** Request-body references, by schema: each names seeded resources only. */
+const schemas = doc.components.schemas;
+const member = Number(env('MEMBER_ID'));
+schemas.UserReference = oneOf(member, env('MEMBER'), { id: member }, { userName: env('MEMBER') });
+schemas.PhaseReference = oneOf(Number(env('PHASE_ID')), { id: Number(env('PHASE_ID')) });
+const tag = Number(env('TAG_ID'));
+schemas.TagReference = oneOf(tag, env('TAG'), { id: tag }, { name: env('TAG') });
+schemas.StoryReference = oneOf(Number(env('STORY_ID')), { id: Number(env('STORY_ID')) });
+schemas.InviteCreate.properties.role = oneOf(Number(env('ROLE_ID')), { id: Number(env('ROLE_ID')) });
+// The owner stays the fuzzing user (handing the project over would end its owner-only operations).
+schemas.ProjectUpdate.properties.owner = oneOf(Number(env('USER_ID')));
+schemas.PhaseOrder = oneOf(ids('ORDER_PHASE_IDS'));
+schemas.StoryOrder = oneOf(ids('ORDER_STORY_IDS'));
+schemas.TaskOrder = oneOf(ids('ORDER_TASK_IDS'));
 
 const deref = (value) => {
   if (!value?.$ref) return value;

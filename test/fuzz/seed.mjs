@@ -32,7 +32,24 @@ const project = await call('/api/v1/projects', { ...as, method: 'POST', body: { 
 const spareProject = await call('/api/v1/projects', { ...as, method: 'POST', body: { name: 'Fuzz spare' } });
 const P = `/api/v1/projects/${project.id}`;
 const phases = (await call(`${P}/phases`, as)).items;
-const sparePhase = await call(`${P}/phases`, { ...as, method: 'POST', body: { name: 'Spare', description: 'spare' } });
+// A phase to delete lives in a project of its own: any phase of the main project is in the reorder's exact list.
+const phaseProject = await call('/api/v1/projects', { ...as, method: 'POST', body: { name: 'Fuzz phases' } });
+const sparePhase = await call(`/api/v1/projects/${phaseProject.id}/phases`, {
+  ...as,
+  method: 'POST',
+  body: { name: 'Spare', description: 'spare' },
+});
+// The reorder operations take exact sets (every phase, every story of a phase, every task once); they act on a
+// project nothing else writes to, so the sets the document is narrowed to stay true however the fuzzer runs.
+const orderProject = await call('/api/v1/projects', { ...as, method: 'POST', body: { name: 'Fuzz order' } });
+const OP = `/api/v1/projects/${orderProject.id}`;
+const orderPhases = (await call(`${OP}/phases`, as)).items;
+const orderStories = [];
+for (const text of ['first', 'second'])
+  orderStories.push(await call(`${OP}/stories`, { ...as, method: 'POST', body: { text, phase: orderPhases[1].id } }));
+const orderTasks = [];
+for (const text of ['one', 'two'])
+  orderTasks.push(await call(`${OP}/stories/${orderStories[0].id}/tasks`, { ...as, method: 'POST', body: { text } }));
 const story = await call(`${P}/stories`, { ...as, method: 'POST', body: { text: 'Fuzz target', phase: phases[2].id } });
 const spareStory = await call(`${P}/stories`, { ...as, method: 'POST', body: { text: 'Spare' } });
 const S = `${P}/stories/${story.id}`;
@@ -55,6 +72,7 @@ const spareRole = await call(`${P}/roles`, { ...as, method: 'POST', body: { name
 await call(`${P}/members`, { ...as, method: 'POST', body: member.id });
 await call(`${P}/members`, { ...as, method: 'POST', body: spareMember.id });
 await call(`${P}/roles/${role.id}/members`, { ...as, method: 'POST', body: member.id });
+await call(`${P}/roles/${role.id}/members`, { ...as, method: 'POST', body: spareMember.id });
 const invite = await call(`${P}/invites`, {
   ...as,
   method: 'POST',
@@ -80,6 +98,14 @@ const values = {
   SPARE_STORY_ID: spareStory.id,
   PHASE_ID: phases[2].id,
   SPARE_PHASE_ID: sparePhase.id,
+  PHASE_PROJECT_ID: phaseProject.id,
+  ORDER_PROJECT_ID: orderProject.id,
+  ORDER_PHASE_IDS: orderPhases.map((p) => p.id).join(','),
+  ORDER_PHASE_ID: orderPhases[1].id,
+  ORDER_STORY_IDS: orderStories.map((s) => s.id).join(','),
+  ORDER_STORY_ID: orderStories[0].id,
+  ORDER_TASK_IDS: orderTasks.map((t) => t.id).join(','),
+  MEMBER_ID: member.id,
   TASK_ID: task.id,
   SPARE_TASK_ID: spareTask.id,
   COMMENT_ID: comment.id,
@@ -87,6 +113,7 @@ const values = {
   ATTACHMENT_ID: attachment.id,
   SPARE_ATTACHMENT_ID: spareAttachment.id,
   TAG: tag.name,
+  TAG_ID: tag.id,
   SPARE_TAG: spareTag.name,
   ROLE_ID: role.id,
   SPARE_ROLE_ID: spareRole.id,

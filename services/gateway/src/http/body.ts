@@ -133,7 +133,8 @@ function jsonBody(value: unknown): RequestBody {
       return value;
     },
     array() {
-      if (value === undefined) return [];
+      // An array body replaces a whole set: a missing one is refused rather than read as "none" (send []).
+      if (value === undefined) throw invalidBody('The request body must be an array; send [] for none.');
       if (!Array.isArray(value)) throw invalidBody('The request body must be an array.');
       return value;
     },

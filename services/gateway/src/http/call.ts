@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { DomainError } from '@flowboard/service-kit';
 import type { membership } from '@flowboard/proto';
 import type { ProjectAccess } from '../authz/access';
 import { parsePaging, type Paging } from '../representation/page';
@@ -64,6 +65,16 @@ export function createCall(req: Request, res: Response, state: RequestState, bod
     },
     body: () => (body ??= readBody(req, bodyLimit)),
     enrichments: (vocabulary) => parseEnrichments(state.query.getAll('with'), vocabulary),
-    paging: () => parsePaging(state.query.get('page'), state.query.get('pageSize')),
+    paging: () => parsePaging(single(state.query, 'page'), single(state.query, 'pageSize')),
   };
+}
+
+/** A query argument that may appear once: given twice it is ambiguous, 400 naming it. */
+function single(query: Query, name: string): string | undefined {
+  const values = query.getAll(name);
+  if (values.length > 1)
+    throw new DomainError('InvalidArgument', `Query argument '${name}' is given more than once.`, {
+      problem: 'invalid-parameter',
+    });
+  return values[0];
 }

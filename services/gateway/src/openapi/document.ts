@@ -1,5 +1,5 @@
 import { componentSchemas, ref, type Schema } from './schemas';
-import { ENRICHMENTS, FILTERS, OPERATIONS, TAGS, type Operation } from './operations';
+import { ENRICHMENTS, FILTERS, OPERATIONS, TAGS, type FilterSet, type Operation } from './operations';
 
 /**
  * The OpenAPI 3.1 document of the whole API, assembled from the operation table (operations.ts) and the
@@ -82,6 +82,40 @@ const QUERY_PARAMETERS: Record<string, Schema> = {
   },
 };
 
+/**
+ * The properties of each filter whose values are free (any text): the pattern's terms. `id` and `deadline` take
+ * typed values and are left to the description.
+ */
+const FILTER_TERMS: Record<FilterSet, string[]> = {
+  story: ['text', 'details', 'color', 'size', 'priority', 'status', 'phase', 'owner', 'creator', 'tag'],
+  project: ['name'],
+  role: ['name'],
+  phase: ['name'],
+  user: ['name', 'userName', 'email'],
+};
+const FILTER_EXAMPLES: Record<FilterSet, { name: string; value: string }> = {
+  story: { name: 'tautology', value: 'not(color:red)' },
+  project: { name: 'byName', value: 'name:"Sudden Valley"' },
+  role: { name: 'byName', value: 'name:Members' },
+  phase: { name: 'byName', value: 'name:Backlog' },
+  user: { name: 'byUserName', value: 'userName:gob' },
+};
+
+/** Boards refuses longer filters (FILTER_LIMITS of @flowboard/filter, which the gateway does not load). */
+const FILTER_MAX_LENGTH = 4000;
+
+/** JavaScript's white space (the filter's tokenizer splits on `\\s`), spelled out so every regex engine agrees. */
+const SPACE =
+  '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u001c-\\u001f';
+
+/** The plain forms of the filter grammar (api-compat §4.2) as a regex: what a generated filter must look like. */
+function filterPattern(properties: string[]): string {
+  const term = `(?:${properties.join('|')}):(?:[^${SPACE}()"\\u0000]+|"[^"\\\\\\u0000]*")`;
+  const flat = `${term}(?: (?:and|or) ${term})*`;
+  const unary = `(?:not\\(${flat}\\)|\\(${flat}\\)|${term})`;
+  return `^(?:${unary}(?: (?:and|or) ${unary})*)?$`;
+}
+
 /** Parameter component name → parameter, for path, page, where and each enrichment vocabulary. */
 function parameters(): Record<string, Schema> {
   const out: Record<string, Schema> = { ...QUERY_PARAMETERS };
@@ -93,9 +127,17 @@ function parameters(): Record<string, Schema> {
       in: 'query',
       description:
         'A filter: `property:value` terms combined with `and`, `or`, `not(...)` and parentheses; values may be ' +
-        `quoted. Properties: ${properties} Unknown property → 400; unknown value matches nothing.`,
-      schema: { type: 'string' },
-      examples: { tautology: { value: 'not(color:red)' } },
+        `quoted. Properties: ${properties} Unknown property → 400; unknown value matches nothing. Blank: no ` +
+        'filter. The pattern states the plain forms (lower-case keywords, one level of parentheses, quoted values ' +
+        'without escapes); any case, deeper nesting and `\\"` escapes are accepted too.',
+      schema: {
+        type: 'string',
+        maxLength: FILTER_MAX_LENGTH,
+        pattern: filterPattern(FILTER_TERMS[set as FilterSet]),
+      },
+      examples: {
+        [FILTER_EXAMPLES[set as FilterSet].name]: { value: FILTER_EXAMPLES[set as FilterSet].value },
+      },
     };
   }
   for (const [set, names] of Object.entries(ENRICHMENTS)) {
@@ -108,7 +150,8 @@ function parameters(): Record<string, Schema> {
         'Unknown name → 400.',
       style: 'form',
       explode: false,
-      schema: { type: 'array', items: { type: 'string', enum: all } },
+      // An empty name (`with=`, `with=tags,`) is skipped, so it is part of the vocabulary.
+      schema: { type: 'array', items: { type: 'string', enum: [...all, ''] } },
     };
   }
   return out;
@@ -168,11 +211,25 @@ function operation(op: Operation): Schema {
   };
 }
 
+/**
+ * A PUT of an object is a partial update: without a body nothing changes (200). Every other body is required:
+ * creates need their fields, and an array replaces a whole set (a missing one is 400, not "none").
+ */
 function requestBody(op: Operation): Schema {
   const schema = ref(op.body as string);
   if (op.multipart) return { required: true, content: { 'multipart/form-data': { schema } } };
-  return { required: true, content: both(schema) };
+  return { required: !PARTIAL_UPDATES.has(op.body as string), content: both(schema) };
 }
+const PARTIAL_UPDATES = new Set([
+  'MeUpdate',
+  'ProjectUpdate',
+  'StoryUpdate',
+  'PhaseUpdate',
+  'TagRename',
+  'TaskUpdate',
+  'AttachmentRename',
+  'RoleUpdate',
+]);
 
 const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 

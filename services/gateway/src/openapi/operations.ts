@@ -384,7 +384,7 @@ export const OPERATIONS: Operation[] = [
     tag: tags,
     access: 'ReadWrite',
     with: 'tag',
-    body: 'TagName',
+    body: 'TagRename',
     ok: { one: 'Tag' },
     errors: [409],
   }),

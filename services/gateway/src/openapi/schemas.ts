@@ -333,6 +333,35 @@ const body = (xmlName: string, properties: Record<string, Schema>, required: str
   properties,
 });
 const text = (max: number): Schema => ({ type: 'string', maxLength: max });
+/**
+ * What JavaScript's `trim()` removes: the services trim what they read, and a required text that is only these
+ * characters is blank (400). Spelled out (not `\\s`) so every regex engine reads the pattern the same way.
+ */
+const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+/** A required text: at least one character that is not white space; at most `max` characters. */
+const nonBlank = (max?: number, description?: string): Schema => ({
+  type: 'string',
+  minLength: 1,
+  ...(max ? { maxLength: max } : {}),
+  pattern: `[^${TRIMMED}]`,
+  ...(description ? { description } : {}),
+});
+/** A tag name: non-blank and without control characters (names travel in paths and XML). */
+const tagName: Schema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 200,
+  pattern: `^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u001f\\u007f-\\u009f${TRIMMED}][^\\u0000-\\u001f\\u007f-\\u009f]*$`,
+  description: 'Trimmed; unique in the project ignoring case; no control characters.',
+};
+/** The addresses the services accept (zod's e-mail rule), at most 254 characters. */
+const email: Schema = {
+  type: 'string',
+  maxLength: 254,
+  pattern:
+    "^(?!\\.)(?!.*\\.\\.)([A-Za-z0-9_'+\\-\\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$",
+};
+const userName: Schema = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,200}$' };
 /** The operator's switches: `{enabled}` under the resource's XML root. */
 const enabledBody = (xmlName: string): Schema =>
   body(xmlName, { enabled: { type: 'boolean', description: 'In XML: `true` or `false`.' } }, ['enabled']);
@@ -361,23 +390,23 @@ const requests: Record<string, Schema> = {
   SignUpRequest: body(
     'user',
     {
-      userName: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,200}$' },
-      email: str(),
-      name: str('Defaults to userName.'),
+      userName,
+      email,
+      name: { ...text(200), description: 'Defaults to userName.' },
     },
     ['userName', 'email'],
   ),
   MeUpdate: body('user', {
-    name: str(),
-    username: str('Also accepted as `userName`.'),
-    email: str(),
-    bio: str(),
+    name: nonBlank(200),
+    username: { ...userName, description: 'Also accepted as `userName`.' },
+    email,
+    bio: text(100_000),
   }),
-  ProjectCreate: body('project', { name: text(200), description: str(), details: str('Markdown.') }, [
+  ProjectCreate: body('project', { name: nonBlank(200), description: str(), details: str('Markdown.') }, [
     'name',
   ]),
   ProjectUpdate: body('project', {
-    name: text(200),
+    name: nonBlank(200),
     description: str(),
     details: str(),
     owner: { ...ref('UserReference'), description: 'The new owner; must be a member.' },
@@ -385,7 +414,7 @@ const requests: Record<string, Schema> = {
   StoryCreate: body(
     'story',
     {
-      text: text(2000),
+      text: nonBlank(2000),
       details: str('Markdown.'),
       size: stringish,
       priority: stringish,
@@ -399,7 +428,7 @@ const requests: Record<string, Schema> = {
     ['text'],
   ),
   StoryUpdate: body('story', {
-    text: text(2000),
+    text: nonBlank(2000),
     details: str(),
     size: stringish,
     priority: stringish,
@@ -413,15 +442,15 @@ const requests: Record<string, Schema> = {
   PhaseCreate: body(
     'phase',
     {
-      name: text(200),
+      name: nonBlank(200),
       description: str(),
       index: int("1 … Archive's index; default: just before Archive."),
       limit: nullable({ type: 'integer', minimum: 1 }),
     },
-    ['name'],
+    ['name', 'description'],
   ),
   PhaseUpdate: body('phase', {
-    name: text(200),
+    name: nonBlank(200),
     description: str(),
     index: int(),
     limit: {
@@ -436,20 +465,21 @@ const requests: Record<string, Schema> = {
   },
   StoryOrder: { type: 'array', items: ref('StoryReference'), description: "Exactly the phase's stories." },
   StoryReferences: { type: 'array', items: ref('StoryReference') },
-  TagName: body('tag', { name: text(200) }, ['name']),
+  TagName: body('tag', { name: tagName }, ['name']),
+  TagRename: body('tag', { name: tagName }),
   TagReferences: { type: 'array', items: ref('TagReference') },
   TaskCreate: body(
     'task',
-    { text: text(2000), status: { type: 'string', enum: ['incomplete', 'complete'] } },
+    { text: nonBlank(2000), status: { type: 'string', enum: ['incomplete', 'complete'] } },
     ['text'],
   ),
   TaskUpdate: body('task', {
-    text: text(2000),
+    text: nonBlank(2000),
     status: { type: 'string', enum: ['incomplete', 'complete'] },
   }),
   TaskOrder: { type: 'array', items: ref('ItemReference'), description: 'Every task exactly once.' },
-  CommentText: body('comment', { text: str() }, ['text']),
-  AttachmentRename: body('attachment', { filename: str('Also accepted as `fileName`.') }),
+  CommentText: body('comment', { text: nonBlank(100_000) }, ['text']),
+  AttachmentRename: body('attachment', { filename: nonBlank(200, 'Also accepted as `fileName`.') }),
   AttachmentUpload: {
     type: 'object',
     description: 'One or more files under any field name (`attachment` and `file` are usual).',
@@ -462,18 +492,22 @@ const requests: Record<string, Schema> = {
   },
   RoleCreate: body(
     'role',
-    { name: text(200), access: { ...ref('AccessLevel'), description: 'Default `none`.' } },
+    { name: nonBlank(200), access: { ...ref('AccessLevel'), description: 'Default `none`.' } },
     ['name'],
   ),
-  RoleUpdate: body('role', { name: text(200), access: ref('AccessLevel') }),
+  RoleUpdate: body('role', { name: nonBlank(200), access: ref('AccessLevel') }),
   UserReferences: { type: 'array', items: ref('UserReference') },
-  InviteCreate: body('invite', { email: str(), role: ref('ItemReference') }, ['email', 'role']),
+  InviteCreate: body('invite', { email, role: ref('ItemReference') }, ['email', 'role']),
   UserEnabled: enabledBody('user'),
   ApiKeyEnabled: enabledBody('apiKey'),
-  AccountLimits: body('account', {
-    collaboratorLimit: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),
-    storageLimitBytes: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),
-  }),
+  AccountLimits: {
+    ...body('account', {
+      collaboratorLimit: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),
+      storageLimitBytes: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),
+    }),
+    minProperties: 1,
+    description: 'At least one of the two.',
+  },
 };
 
 export function componentSchemas(): Record<string, Schema> {

@@ -10,6 +10,8 @@ describe('paging (api-compat §4.1)', () => {
     expect(() => parsePaging(undefined, '1.5')).toThrow(/'pageSize'/);
     expect(() => parsePaging(undefined, '-3')).toThrow(/'pageSize'/);
     expect(() => parsePaging('000', undefined)).toThrow(/'page'/);
+    expect(() => parsePaging('', undefined)).toThrow(/'page'/);
+    expect(() => parsePaging(undefined, ' ')).toThrow(/'pageSize'/);
   });
 
   it('clamps numbers of any size instead of refusing them', () => {

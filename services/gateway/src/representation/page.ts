@@ -17,7 +17,7 @@ export const MAX_PAGE = 2_147_483_647;
 /**
  * `page` (default 1) and `pageSize` (default 100) from query values (api-compat §4.1). Any integer of at least 1
  * is accepted, however many digits it has: `pageSize` is clamped to 1000 and `page` to MAX_PAGE. Below 1 or not
- * an integer → 400 naming the argument.
+ * an integer (an empty value included) → 400 naming the argument.
  */
 export function parsePaging(page: string | undefined, pageSize: string | undefined): Paging {
   return {
@@ -27,7 +27,7 @@ export function parsePaging(page: string | undefined, pageSize: string | undefin
 }
 
 function positive(name: string, raw: string | undefined, fallback: number, max: number): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
+  if (raw === undefined) return fallback;
   const digits = /^\s*0*(\d+)\s*$/.exec(raw)?.[1];
   // More than 15 digits is beyond any maximum here and beyond exact doubles: clamped without parsing.
   const value = digits === undefined ? NaN : digits.length > 15 ? Infinity : Number(digits);
