@@ -40,16 +40,18 @@ describe('/me/stories', () => {
     projects.none = await createProject(alice.key, 'C none access');
     projects.removed = await createProject(alice.key, 'D removed');
     projects.foreign = await createProject(alice.key, 'E foreign');
-    // bob: readwrite in A (Members role); a member without a role (access none) in C; removed from D.
+    // bob: readwrite in A (Members role); only in a role with access none in C; removed from D.
     await addMember(projects.a.id, bob);
-    await addMember(projects.none.id, bob);
     await addMember(projects.removed.id, bob);
-    const members = await api(`/api/v1/projects/${projects.none.id}/roles?where=name:Members`, {
+    const noneRole = await api(`/api/v1/projects/${projects.none.id}/roles`, {
       key: alice.key,
+      method: 'POST',
+      body: { name: 'Onlookers', access: 'none' },
     });
-    await api(`/api/v1/projects/${projects.none.id}/roles/${members.json.items[0].id}/members/${bob.id}`, {
+    await api(`/api/v1/projects/${projects.none.id}/roles/${noneRole.json.id}/members`, {
       key: alice.key,
-      method: 'DELETE',
+      method: 'POST',
+      body: bob.id,
     });
     phasesA = (await api(`/api/v1/projects/${projects.a.id}?with=phases`, { key: alice.key })).json.phases;
 

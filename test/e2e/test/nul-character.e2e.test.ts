@@ -73,7 +73,7 @@ describe('a NUL character anywhere in a request is a 400 naming where it was', (
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    doc = await (await fetch(`${GATEWAY_URL}/api/v1/openapi.json`)).json();
+    doc = (await (await fetch(`${GATEWAY_URL}/api/v1/openapi.json`)).json()) as typeof doc;
     owner = await signUp('nul');
     const member = await signUp('nul-member');
     const as = { key: owner.key };

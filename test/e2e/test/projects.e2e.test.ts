@@ -94,11 +94,15 @@ describe('project list', () => {
 
     // A member with access none still sees the project in the list.
     const none = await signUp('proj-none');
-    await api(`${P(b.id)}/members`, { method: 'POST', key: owner.key, body: none.id });
-    const roles = await api(`${P(b.id)}/roles?where=name:Members`, { key: owner.key });
-    await api(`${P(b.id)}/roles/${roles.json.items[0].id}/members/${none.id}`, {
-      method: 'DELETE',
+    const noneRole = await api(`${P(b.id)}/roles`, {
+      method: 'POST',
       key: owner.key,
+      body: { name: 'Onlookers', access: 'none' },
+    });
+    await api(`${P(b.id)}/roles/${noneRole.json.id}/members`, {
+      method: 'POST',
+      key: owner.key,
+      body: none.id,
     });
     expect(
       (await api('/api/v1/projects', { key: none.key })).json.items.map((p: { id: number }) => p.id),

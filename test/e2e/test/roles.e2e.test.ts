@@ -312,7 +312,8 @@ describe('revocation takes effect on the very next request', () => {
     await api(`${P()}/roles/${role.id}`, { method: 'PUT', key: owner.key, body: { access: 'read' } });
     expect((await api(`${P()}/roles`, { key: user.key })).status).toBe(200);
 
+    // Their last role: no longer a member at all.
     await api(`${P()}/roles/${role.id}/members/${user.id}`, { method: 'DELETE', key: owner.key });
-    expect((await api(`${P()}/roles`, { key: user.key })).status).toBe(403);
+    expect((await api(`${P()}/roles`, { key: user.key })).status).toBe(404);
   });
 });

@@ -128,6 +128,8 @@ export interface ProjectRepository {
   isMember(projectId: number, userId: number): Promise<boolean>;
   /** Leaves the project and every role of it. */
   removeMember(projectId: number, userId: number): Promise<void>;
+  /** Of `userIds`, removes from the project those now in none of its roles; never the owner. */
+  removeRolelessMembers(projectId: number, userIds: number[]): Promise<void>;
   /** Distinct users in the project's roles with admin access. */
   countAdminRoleMembers(projectId: number): Promise<number>;
   /** Projects the user owns or is a member of (directly or through a role), id order. */
@@ -149,13 +151,14 @@ export interface RoleRepository {
   /** The role with its members when it belongs to the project. */
   findWithMembers(projectId: number, roleId: number): Promise<RoleWithMembers | undefined>;
   update(roleId: number, changes: { name?: string; access?: AccessLevel }): Promise<void>;
-  /** Members leave the role but stay project members. */
+  /** Members leave the role (whether they stay project members is the caller's to settle). */
   delete(roleId: number): Promise<void>;
   /** Ordered by user id. */
   listMembers(roleId: number): Promise<User[]>;
   /** False when the user was not in the role. */
   removeMember(roleId: number, userId: number): Promise<boolean>;
-  removeAllMembers(roleId: number): Promise<void>;
+  /** Answers the ids of the users who were in the role. */
+  removeAllMembers(roleId: number): Promise<number[]>;
   /** The project's first role (by id) with this name, ignoring case. */
   findByName(projectId: number, name: string): Promise<Role | undefined>;
 }

@@ -36,8 +36,9 @@ async function roleIdIn(repos: Repositories, projectId: number, roleId: number):
 }
 
 /**
- * Members of one role. Joining a role makes the user a project member; leaving it keeps them one
- * (api-compat §5.7). Each write answers the role's members after the change.
+ * Members of one role. Joining a role makes the user a project member; losing their last role of the project
+ * ends that (project members are grouped into roles, spec), in the same transaction; the owner always stays.
+ * Each write answers the role's members after the change.
  */
 export function createRoleMemberUseCases(deps: { db: Database; limits: AccountDefaults }) {
   const { db } = deps;
@@ -67,8 +68,10 @@ export function createRoleMemberUseCases(deps: { db: Database; limits: AccountDe
         const users: User[] = [];
         for (const ref of input.users) users.push(await resolveUserReference(tx, ref));
         const checkLimit = await beginCollaboratorChange(tx, project.ownerId, deps.limits);
-        await tx.roles.removeAllMembers(roleId);
+        const previous = await tx.roles.removeAllMembers(roleId);
         for (const user of users) await tx.roles.addMember(roleId, user.id);
+        // Before the count: whoever left the project no longer counts as a collaborator.
+        await tx.projects.removeRolelessMembers(input.projectId, previous);
         await checkLimit();
         return tx.roles.listMembers(roleId);
       });
@@ -89,6 +92,7 @@ export function createRoleMemberUseCases(deps: { db: Database; limits: AccountDe
         if (!user || !(await tx.roles.removeMember(roleId, user.id))) {
           throw new DomainError('NotFound', 'The user is not a member of this role.');
         }
+        await tx.projects.removeRolelessMembers(input.projectId, [user.id]);
         return filtered(await tx.roles.listMembers(roleId), filter);
       });
     },

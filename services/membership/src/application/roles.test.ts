@@ -57,9 +57,69 @@ describe('roles and members', () => {
     expect(await access(maeby.id)).toBe('readwrite');
     await roles.update(owner.id, { projectId: project.id, roleId: writers.id, access: 'none' });
     expect(await access(maeby.id)).toBe('read');
-    // Leaving or deleting the role keeps the user a project member, with access none.
+    // Deleting one of two roles leaves the other's access (none here): still a member.
     await roles.delete(owner.id, { projectId: project.id, roleId: readers.id });
     expect(await access(maeby.id)).toBe('none');
+  });
+
+  it('removes a user who loses their last role from the project, by every route; never the owner', async () => {
+    const [a, b, c] = [
+      await db.repos.users.insert({ name: 'A', userName: 'a', email: 'a@x.test' }),
+      await db.repos.users.insert({ name: 'B', userName: 'b', email: 'b@x.test' }),
+      await db.repos.users.insert({ name: 'C', userName: 'c', email: 'c@x.test' }),
+    ];
+    const first = await roles.create(owner.id, { projectId: project.id, name: 'First', access: 'read' });
+    const second = await roles.create(owner.id, { projectId: project.id, name: 'Second', access: 'read' });
+    const add = (roleId: number, userId: number) =>
+      members.add(owner.id, { projectId: project.id, roleId, user: { id: userId, userName: '' } });
+    for (const u of [maeby, a, b, c, owner]) await add(first.id, u.id);
+    await add(second.id, maeby.id);
+
+    // Leaving one role of two keeps the user; leaving the last one does not.
+    await members.remove(owner.id, {
+      projectId: project.id,
+      roleId: first.id,
+      user: { id: maeby.id, userName: '' },
+      where: '',
+    });
+    expect(await access(maeby.id)).toBe('read');
+    const left = await members.remove(owner.id, {
+      projectId: project.id,
+      roleId: second.id,
+      user: { id: maeby.id, userName: '' },
+      where: '',
+    });
+    expect(left).toEqual([]);
+    expect(await kindOf(access(maeby.id))).toBe('NotFound');
+
+    // Replacing the set: those left out with no other role go, the ones kept stay.
+    await members.set(owner.id, {
+      projectId: project.id,
+      roleId: first.id,
+      users: [
+        { id: b.id, userName: '' },
+        { id: c.id, userName: '' },
+      ],
+    });
+    expect(await kindOf(access(a.id))).toBe('NotFound');
+    expect(await access(b.id)).toBe('read');
+    expect(await access(owner.id)).toBe('admin');
+
+    // Deleting the role: its members with no other role go; the owner, left with no role at all, stays.
+    await add(adminRoleId, a.id);
+    await add(first.id, owner.id);
+    await members.remove(owner.id, {
+      projectId: project.id,
+      roleId: adminRoleId,
+      user: { id: owner.id, userName: '' },
+      where: '',
+    });
+    await roles.delete(owner.id, { projectId: project.id, roleId: first.id });
+    expect(await kindOf(access(b.id))).toBe('NotFound');
+    expect(await kindOf(access(c.id))).toBe('NotFound');
+    expect(await access(owner.id)).toBe('admin');
+    const rows = db.state.projectMembers.filter((m) => m.projectId === project.id).map((m) => m.userId);
+    expect(rows.sort()).toEqual([owner.id, a.id].sort());
   });
 
   it('only lets admins write, and readers read', async () => {

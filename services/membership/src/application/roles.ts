@@ -90,6 +90,11 @@ export function createRoleUseCases(deps: { db: Database }) {
       return membershipWrite(db, input.projectId, callerId, async (tx) => {
         const role = await roleIn(tx, input.projectId, input.roleId);
         await tx.roles.delete(role.id);
+        // Its members for whom it was the last role leave the project (the project lock keeps the list exact).
+        await tx.projects.removeRolelessMembers(
+          input.projectId,
+          role.members.map((u) => u.id),
+        );
       });
     },
   };

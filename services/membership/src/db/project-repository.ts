@@ -127,6 +127,19 @@ export class PgProjectRepository implements ProjectRepository {
     ]);
   }
 
+  async removeRolelessMembers(projectId: number, userIds: number[]): Promise<void> {
+    if (userIds.length === 0) return;
+    // project_members by its primary key; the remaining roles via role_members_user_idx + roles by primary key.
+    await this.db.query(
+      `DELETE FROM project_members pm
+        WHERE pm.project_id = $1 AND pm.user_id = ANY($2::bigint[])
+          AND pm.user_id <> (SELECT owner_id FROM projects WHERE id = $1)
+          AND NOT EXISTS (SELECT 1 FROM role_members rm JOIN roles r ON r.id = rm.role_id
+                           WHERE rm.user_id = pm.user_id AND r.project_id = $1)`,
+      [projectId, userIds],
+    );
+  }
+
   async listForUser(userId: number): Promise<Project[]> {
     // projects_owner_idx, project_members_user_idx, role_members_user_idx (+ roles by primary key).
     const { rows } = await this.db.query<ProjectRow>(

@@ -14,7 +14,7 @@ export class PgRoleRepository implements RoleRepository {
     return toRole(rows[0] as RoleRow);
   }
 
-  /** Joining a role also makes the user a direct project member (api-compat §5.7: leaving the role keeps them one). */
+  /** Joining a role also makes the user a direct project member, until they lose their last role of it. */
   async addMember(roleId: number, userId: number): Promise<void> {
     await this.db.query(
       `WITH joined AS (
@@ -69,7 +69,8 @@ export class PgRoleRepository implements RoleRepository {
   }
 
   async delete(roleId: number): Promise<void> {
-    // role_members and invites of the role go by cascade; project_members rows stay (api-compat §5.7).
+    // role_members and invites of the role go by cascade; project_members rows stay until the caller's
+    // removeRolelessMembers.
     await this.db.query('DELETE FROM roles WHERE id = $1', [roleId]);
   }
 
@@ -91,8 +92,12 @@ export class PgRoleRepository implements RoleRepository {
     return (rowCount ?? 0) > 0;
   }
 
-  async removeAllMembers(roleId: number): Promise<void> {
-    await this.db.query('DELETE FROM role_members WHERE role_id = $1', [roleId]);
+  async removeAllMembers(roleId: number): Promise<number[]> {
+    const { rows } = await this.db.query<{ user_id: number }>(
+      'DELETE FROM role_members WHERE role_id = $1 RETURNING user_id',
+      [roleId],
+    );
+    return rows.map((r) => r.user_id);
   }
 
   async findByName(projectId: number, name: string): Promise<Role | undefined> {

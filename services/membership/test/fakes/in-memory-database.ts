@@ -268,6 +268,20 @@ export class InMemoryDatabase implements Database {
             (m) => !(m.userId === userId && m.projectId === projectId),
           );
         },
+        removeRolelessMembers: async (projectId, userIds) => {
+          const st = s();
+          const ownerId = st.projects.find((p) => p.id === projectId)?.ownerId;
+          const roleIds = new Set(st.roles.filter((r) => r.projectId === projectId).map((r) => r.id));
+          const inARole = (userId: number) =>
+            st.roleMembers.some((m) => m.userId === userId && roleIds.has(m.roleId));
+          st.projectMembers = st.projectMembers.filter(
+            (m) =>
+              m.projectId !== projectId ||
+              !userIds.includes(m.userId) ||
+              m.userId === ownerId ||
+              inARole(m.userId),
+          );
+        },
         listForUser: async (userId) => {
           const st = s();
           return st.projects.filter((p) => memberIds(p.id).has(userId)).sort(byId);
@@ -355,7 +369,9 @@ export class InMemoryDatabase implements Database {
         },
         removeAllMembers: async (roleId) => {
           const st = s();
+          const removed = st.roleMembers.filter((m) => m.roleId === roleId).map((m) => m.userId);
           st.roleMembers = st.roleMembers.filter((m) => m.roleId !== roleId);
+          return removed;
         },
         listWithMembers: async (projectId): Promise<RoleWithMembers[]> => {
           const st = s();

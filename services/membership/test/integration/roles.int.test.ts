@@ -96,8 +96,8 @@ describe('roles', () => {
     expect(await codeOf(h.call('GetRole', { project_id: projectId, role_id: role!.id }, owner.id))).toBe(
       status.NOT_FOUND,
     );
-    // Still a project member, without a role.
-    expect(await access(projectId, maeby.id)).toBe('ACCESS_NONE');
+    // It was maeby's only role: no longer a project member at all.
+    expect(await codeOf(access(projectId, maeby.id))).toBe(status.NOT_FOUND);
   });
 
   it('replaces members, removes by username and refuses unknown references', async () => {
