@@ -35,18 +35,29 @@ export async function withTransaction<T>(
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  let discard: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    // Not back into the pool: a connection that could not roll back, or whose statements prepared by name
+    // outlived a migration that changed their result types (every next use would fail the same way).
+    if (!rolledBack || isStalePlan(err)) discard = err instanceof Error ? err : new Error(String(err));
     throw err;
   } finally {
-    client.release();
+    client.release(discard);
   }
 }
+
+/** PostgreSQL's "cached plan must not change result type" (SQLSTATE 0A000) on a named prepared statement. */
+const isStalePlan = (err: unknown): boolean =>
+  (err as { code?: string } | null)?.code === '0A000' && /cached plan/i.test((err as Error).message);
 
 export function quoteIdent(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe identifier: ${name}`);

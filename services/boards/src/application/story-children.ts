@@ -52,9 +52,7 @@ export function batchStoryIds(
   storyIds: readonly number[],
 ): { projectId: number; ids: number[] } {
   const project = requirePositiveId('project_id', projectId);
-  const ids = [
-    ...new Set(storyIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)),
-  ];
+  const ids = [...new Set(storyIds.filter((id) => Number.isSafeInteger(id) && id > 0))];
   if (ids.length > MAX_BATCH_STORIES)
     throw new DomainError('InvalidArgument', `At most ${MAX_BATCH_STORIES} stories per batch.`, {
       problem: 'invalid-field',

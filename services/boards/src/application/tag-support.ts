@@ -84,7 +84,7 @@ export async function requireStories(
   storyIds: readonly number[],
 ): Promise<number[]> {
   const ids = [...new Set(storyIds)];
-  const bad = ids.find((id) => !Number.isSafeInteger(id) || id <= 0 || id > 2_147_483_647);
+  const bad = ids.find((id) => !Number.isSafeInteger(id) || id <= 0);
   const existing = new Set(
     bad === undefined ? await repos.tags.existingStoryIds(projectId, ids) : ([] as number[]),
   );

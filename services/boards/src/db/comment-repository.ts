@@ -47,7 +47,7 @@ export function commentRepository(db: Queryable): CommentRepository {
     async listForStories(projectId, storyIds) {
       if (storyIds.length === 0) return [];
       const result = await db.query<CommentRow>(
-        `SELECT ${COLUMNS} FROM comments WHERE project_id = $1 AND story_id = ANY($2::int[])
+        `SELECT ${COLUMNS} FROM comments WHERE project_id = $1 AND story_id = ANY($2::bigint[])
          ORDER BY story_id, created_at, id`,
         [projectId, storyIds],
       );

@@ -44,7 +44,7 @@ export function storyHistoryReader(db: Queryable): StoryHistoryReader {
       const result = await db.query<MilestoneRow>(
         `SELECT m.id, m.story_id, m.phase_id, p.name AS phase_name, m.start_time, m.end_time
          FROM story_milestones m JOIN phases p ON p.id = m.phase_id
-         WHERE m.project_id = $1 AND m.story_id = ANY($2::int[])
+         WHERE m.project_id = $1 AND m.story_id = ANY($2::bigint[])
          ORDER BY m.story_id, m.id`,
         [projectId, storyIds],
       );
@@ -62,7 +62,7 @@ export function storyHistoryReader(db: Queryable): StoryHistoryReader {
       // story_steps_story_idx (project_id, story_id, id).
       const result = await db.query<StepRow>(
         `SELECT id, project_id, story_id, type, start_time, end_time FROM story_steps
-         WHERE project_id = $1 AND story_id = ANY($2::int[])
+         WHERE project_id = $1 AND story_id = ANY($2::bigint[])
          ORDER BY story_id, id`,
         [projectId, storyIds],
       );
@@ -72,7 +72,7 @@ export function storyHistoryReader(db: Queryable): StoryHistoryReader {
     async createdAtFor(projectId, storyIds) {
       if (storyIds.length === 0) return new Map();
       const result = await db.query<{ id: number; created_at: Date }>(
-        'SELECT id, created_at FROM stories WHERE project_id = $1 AND id = ANY($2::int[])',
+        'SELECT id, created_at FROM stories WHERE project_id = $1 AND id = ANY($2::bigint[])',
         [projectId, storyIds],
       );
       return new Map(result.rows.map((r) => [r.id, r.created_at]));

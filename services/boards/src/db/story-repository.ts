@@ -122,7 +122,7 @@ export function storyRepository(db: Queryable): StoryRepository {
       const result = await db.query<StoryRow>({
         name: 'boards-story-find-many',
         text: `SELECT ${COLUMNS} FROM stories s JOIN phases p ON p.id = s.phase_id
-         WHERE s.project_id = $1 AND s.id = ANY($2::int[])`,
+         WHERE s.project_id = $1 AND s.id = ANY($2::bigint[])`,
         values: [projectId, storyIds],
       });
       return result.rows.map(toStoryRecord);
@@ -154,7 +154,7 @@ export function storyRepository(db: Queryable): StoryRepository {
       }
       if (query.ids !== undefined) {
         params.push(query.ids);
-        where += ` AND s.id = ANY($${params.length}::int[])`;
+        where += ` AND s.id = ANY($${params.length}::bigint[])`;
       }
       // Board order is phase position, then board position. Sorting the whole board for each page grows with the
       // board (a 100,000-story board was a full sort and a full count per request), so the page is cut phase by
@@ -285,7 +285,7 @@ export function storyRepository(db: Queryable): StoryRepository {
       await db.query('SET CONSTRAINTS stories_board_order_key DEFERRED');
       await db.query(
         `UPDATE stories s SET board_position = t.ord, updated_at = now()
-         FROM unnest($3::int[]) WITH ORDINALITY AS t(id, ord)
+         FROM unnest($3::bigint[]) WITH ORDINALITY AS t(id, ord)
          WHERE s.project_id = $1 AND s.phase_id = $2 AND s.id = t.id AND s.board_position <> t.ord`,
         [projectId, phaseId, storyIds],
       );

@@ -147,7 +147,7 @@ export function tagRepository(db: Queryable): TagRepository {
     async existingStoryIds(projectId, storyIds) {
       if (storyIds.length === 0) return [];
       const result = await db.query<{ id: number }>(
-        'SELECT id FROM stories WHERE project_id = $1 AND id = ANY($2::int[])',
+        'SELECT id FROM stories WHERE project_id = $1 AND id = ANY($2::bigint[])',
         [projectId, storyIds],
       );
       return result.rows.map((r) => r.id);
@@ -200,7 +200,7 @@ export function tagRepository(db: Queryable): TagRepository {
         name: 'boards-story-tags',
         text: `SELECT st.story_id, t.id, t.project_id, t.name FROM story_tags st
          JOIN tags t ON t.project_id = st.project_id AND t.id = st.tag_id
-         WHERE st.project_id = $1 AND st.story_id = ANY($2::int[])
+         WHERE st.project_id = $1 AND st.story_id = ANY($2::bigint[])
          ORDER BY st.story_id, t.id`,
         values: [projectId, storyIds],
       });
@@ -227,7 +227,7 @@ export function tagRepository(db: Queryable): TagRepository {
 
     async replaceTagStories(projectId, tagId, storyIds) {
       await db.query(
-        'DELETE FROM story_tags WHERE project_id = $1 AND tag_id = $2 AND NOT (story_id = ANY($3::int[]))',
+        'DELETE FROM story_tags WHERE project_id = $1 AND tag_id = $2 AND NOT (story_id = ANY($3::bigint[]))',
         [projectId, tagId, storyIds],
       );
       if (storyIds.length > 0) await insertLinks(db, projectId, 'tag', tagId, storyIds);
@@ -260,7 +260,7 @@ async function insertLinks(
          SELECT $1, $2, t FROM unnest($3::bigint[]) AS t ORDER BY t
          ON CONFLICT DO NOTHING`
       : `INSERT INTO story_tags (project_id, story_id, tag_id)
-         SELECT $1, s, $2 FROM unnest($3::int[]) AS s ORDER BY s
+         SELECT $1, s, $2 FROM unnest($3::bigint[]) AS s ORDER BY s
          ON CONFLICT DO NOTHING`;
   try {
     await db.query(sql, [projectId, id, others]);

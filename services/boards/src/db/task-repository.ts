@@ -56,7 +56,7 @@ export function taskRepository(db: Queryable): TaskRepository {
     async listForStories(projectId, storyIds) {
       if (storyIds.length === 0) return [];
       const result = await db.query<TaskRow>(
-        `SELECT ${COLUMNS} FROM tasks WHERE project_id = $1 AND story_id = ANY($2::int[])
+        `SELECT ${COLUMNS} FROM tasks WHERE project_id = $1 AND story_id = ANY($2::bigint[])
          ORDER BY story_id, position, id`,
         [projectId, storyIds],
       );
