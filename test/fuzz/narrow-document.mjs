@@ -2,10 +2,21 @@
 // path parameters, and references to other resources in request bodies, each accept only seeded values (`enum`);
 // every DELETE gets its own spare, and the reorders a project of their own. Everything else is generated from the
 // document as served. A value outside an enum is a negative case the API must refuse (404 in a path, 400 in a
-// body), which is what it does for any unknown id. Usage: node narrow-document.mjs <document.json> > narrowed.json
+// body), which is what it does for any unknown id.
+//
+// The fuzzer runs twice: once with the JSON request bodies (every mode) and once with the XML ones (positive data
+// only). XML carries text alone: a type violation has no XML form (null, false and 5 all arrive as text, which a
+// string field rightly takes), and null itself is written as an empty element, which a schema cannot say, so the
+// XML copy also leaves the null alternatives out.
+//
+// Usage: node narrow-document.mjs <document.json> json|xml > narrowed.json
 import { readFileSync } from 'node:fs';
 
 const doc = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const format = process.argv[3];
+if (format !== 'json' && format !== 'xml')
+  throw new Error('usage: narrow-document.mjs <document.json> json|xml');
+const MEDIA_TYPE = format === 'json' ? 'application/json' : 'application/xml';
 const env = (name) => {
   const value = process.env[`FUZZ_${name}`];
   if (value === undefined) throw new Error(`FUZZ_${name} is not set (source the output of seed.mjs)`);
@@ -36,7 +47,8 @@ const SPARES = {
   deleteTask: { taskId: 'SPARE_TASK_ID' },
   deleteComment: { commentId: 'SPARE_COMMENT_ID' },
   deleteAttachment: { attachmentId: 'SPARE_ATTACHMENT_ID' },
-  deleteTag: { tag: 'SPARE_TAG' },
+  // In a project of its own: `{tag}` also takes ids, and a generated one must not delete the main project's tag.
+  deleteTag: { projectId: 'PHASE_PROJECT_ID', tag: 'SPARE_TAG' },
   deleteRole: { roleId: 'SPARE_ROLE_ID' },
   deleteInvite: { inviteId: 'SPARE_INVITE_ID' },
   removeMember: { user: 'SPARE_MEMBER' },
@@ -55,14 +67,43 @@ const member = Number(env('MEMBER_ID'));
 schemas.UserReference = oneOf(member, env('MEMBER'), { id: member }, { userName: env('MEMBER') });
 schemas.PhaseReference = oneOf(Number(env('PHASE_ID')), { id: Number(env('PHASE_ID')) });
 const tag = Number(env('TAG_ID'));
-schemas.TagReference = oneOf(tag, env('TAG'), { id: tag }, { name: env('TAG') });
+// Tags may also be named anew (an unknown name creates the tag): any name but a positive integer (an id; "0" is a
+// name).
+const newTagName = {
+  ...schemas.TagName.properties.name,
+  pattern: `^(?!\\s*0*[1-9]\\d*\\s*$)${schemas.TagName.properties.name.pattern.slice(1)}`,
+};
+schemas.TagReference = { anyOf: [oneOf(tag, { id: tag }, { name: env('TAG') }), newTagName] };
 schemas.StoryReference = oneOf(Number(env('STORY_ID')), { id: Number(env('STORY_ID')) });
 schemas.InviteCreate.properties.role = oneOf(Number(env('ROLE_ID')), { id: Number(env('ROLE_ID')) });
 // The owner stays the fuzzing user (handing the project over would end its owner-only operations).
 schemas.ProjectUpdate.properties.owner = oneOf(Number(env('USER_ID')));
-schemas.PhaseOrder = oneOf(ids('ORDER_PHASE_IDS'));
-schemas.StoryOrder = oneOf(ids('ORDER_STORY_IDS'));
-schemas.TaskOrder = oneOf(ids('ORDER_TASK_IDS'));
+// The exact sets of the reorders; `items` keeps only its XML name (the item references name other resources).
+const exactly = (schema, values) => ({ ...schema, items: { xml: schema.items.xml }, ...oneOf(values) });
+schemas.PhaseOrder = exactly(schemas.PhaseOrder, ids('ORDER_PHASE_IDS'));
+schemas.StoryOrder = exactly(schemas.StoryOrder, ids('ORDER_STORY_IDS'));
+schemas.TaskOrder = exactly(schemas.TaskOrder, ids('ORDER_TASK_IDS'));
+// Index 1 (just after Backlog) is valid for any phase at any time; higher ones depend on how many phases exist.
+for (const name of ['PhaseCreate', 'PhaseUpdate'])
+  schemas[name].properties.index = { ...schemas[name].properties.index, ...oneOf(1) };
+
+/** A schema without its null alternatives (the XML copy). */
+function withoutNull(schema) {
+  if (Array.isArray(schema)) return schema.map(withoutNull);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
+      const kept = value.filter((alt) => alt?.type !== 'null').map(withoutNull);
+      if (kept.length === 1) Object.assign(out, kept[0]);
+      else out[key] = kept;
+    } else if (key === 'type' && Array.isArray(value)) out.type = value.filter((t) => t !== 'null');
+    else if (key === 'enum' && Array.isArray(value)) out.enum = value.filter((v) => v !== null);
+    else out[key] = withoutNull(value);
+  }
+  return out;
+}
+if (format === 'xml') doc.components.schemas = withoutNull(doc.components.schemas);
 
 const deref = (value) => {
   if (!value?.$ref) return value;
@@ -73,12 +114,18 @@ const deref = (value) => {
 for (const operations of Object.values(doc.paths)) {
   for (const operation of Object.values(operations)) {
     if (!operation?.operationId) continue;
+    // One representation of request bodies per run (multipart uploads stay in both).
+    const content = operation.requestBody?.content;
+    if (content && content[MEDIA_TYPE]) operation.requestBody.content = { [MEDIA_TYPE]: content[MEDIA_TYPE] };
     operation.parameters = (operation.parameters ?? []).map((p) => {
       const parameter = deref(p);
       if (parameter.in !== 'path') return p;
       const source = SPARES[operation.operationId]?.[parameter.name] ?? SEEDED[parameter.name];
       if (!source) throw new Error(`no seeded value for path parameter ${parameter.name}`);
       const raw = env(source);
+      // `{tag}` is any tag name: the fuzzer also makes tags, and a value outside an enum could name one of them,
+      // so the seeded tag is its example (the examples phase reaches the 2xx paths) rather than its only value.
+      if (parameter.name === 'tag') return { ...parameter, examples: { seeded: { value: raw } } };
       const value = parameter.schema?.type === 'integer' ? Number(raw) : raw;
       return { ...parameter, schema: { ...parameter.schema, enum: [value] } };
     });

@@ -21,18 +21,26 @@ async function call(path, { method = 'GET', key, body, form } = {}) {
 }
 
 const signUp = (name) =>
-  call('/api/v1/users', { method: 'POST', body: { userName: `${name}-${suffix}`, email: `${name}-${suffix}@example.test` } });
+  call('/api/v1/users', {
+    method: 'POST',
+    body: { userName: `${name}-${suffix}`, email: `${name}-${suffix}@example.test` },
+  });
 
 const owner = await signUp('fuzz');
 const key = owner.apiKey;
 const as = { key };
 const member = await signUp('fuzz-member');
 const spareMember = await signUp('fuzz-spare');
-const project = await call('/api/v1/projects', { ...as, method: 'POST', body: { name: 'Fuzz', description: 'fuzzed' } });
+const project = await call('/api/v1/projects', {
+  ...as,
+  method: 'POST',
+  body: { name: 'Fuzz', description: 'fuzzed' },
+});
 const spareProject = await call('/api/v1/projects', { ...as, method: 'POST', body: { name: 'Fuzz spare' } });
 const P = `/api/v1/projects/${project.id}`;
 const phases = (await call(`${P}/phases`, as)).items;
-// A phase to delete lives in a project of its own: any phase of the main project is in the reorder's exact list.
+// A phase and a tag to delete live in a project of their own (the reorders list every phase of theirs; `{tag}`
+// also takes ids, and a generated one must not delete the tag the other operations use).
 const phaseProject = await call('/api/v1/projects', { ...as, method: 'POST', body: { name: 'Fuzz phases' } });
 const sparePhase = await call(`/api/v1/projects/${phaseProject.id}/phases`, {
   ...as,
@@ -46,11 +54,19 @@ const OP = `/api/v1/projects/${orderProject.id}`;
 const orderPhases = (await call(`${OP}/phases`, as)).items;
 const orderStories = [];
 for (const text of ['first', 'second'])
-  orderStories.push(await call(`${OP}/stories`, { ...as, method: 'POST', body: { text, phase: orderPhases[1].id } }));
+  orderStories.push(
+    await call(`${OP}/stories`, { ...as, method: 'POST', body: { text, phase: orderPhases[1].id } }),
+  );
 const orderTasks = [];
 for (const text of ['one', 'two'])
-  orderTasks.push(await call(`${OP}/stories/${orderStories[0].id}/tasks`, { ...as, method: 'POST', body: { text } }));
-const story = await call(`${P}/stories`, { ...as, method: 'POST', body: { text: 'Fuzz target', phase: phases[2].id } });
+  orderTasks.push(
+    await call(`${OP}/stories/${orderStories[0].id}/tasks`, { ...as, method: 'POST', body: { text } }),
+  );
+const story = await call(`${P}/stories`, {
+  ...as,
+  method: 'POST',
+  body: { text: 'Fuzz target', phase: phases[2].id },
+});
 const spareStory = await call(`${P}/stories`, { ...as, method: 'POST', body: { text: 'Spare' } });
 const S = `${P}/stories/${story.id}`;
 const task = await call(`${S}/tasks`, { ...as, method: 'POST', body: { text: 'task' } });
@@ -65,10 +81,18 @@ const upload = async (name) => {
 const attachment = await upload('fuzz.txt');
 const spareAttachment = await upload('spare.txt');
 const tag = await call(`${P}/tags`, { ...as, method: 'POST', body: { name: `fuzz-${suffix}` } });
-const spareTag = await call(`${P}/tags`, { ...as, method: 'POST', body: { name: `spare-${suffix}` } });
+const spareTag = await call(`/api/v1/projects/${phaseProject.id}/tags`, {
+  ...as,
+  method: 'POST',
+  body: { name: `spare-${suffix}` },
+});
 await call(`${P}/tags/${tag.id}/stories`, { ...as, method: 'POST', body: story.id });
 const role = await call(`${P}/roles`, { ...as, method: 'POST', body: { name: 'Fuzzers', access: 'read' } });
-const spareRole = await call(`${P}/roles`, { ...as, method: 'POST', body: { name: 'Spare', access: 'read' } });
+const spareRole = await call(`${P}/roles`, {
+  ...as,
+  method: 'POST',
+  body: { name: 'Spare', access: 'read' },
+});
 await call(`${P}/members`, { ...as, method: 'POST', body: member.id });
 await call(`${P}/members`, { ...as, method: 'POST', body: spareMember.id });
 await call(`${P}/roles/${role.id}/members`, { ...as, method: 'POST', body: member.id });
@@ -125,4 +149,5 @@ const values = {
   // A token no invite has: accepting it is a 404, which is all a fuzzer can learn without the e-mail.
   TOKEN: '0'.repeat(32),
 };
-for (const [name, value] of Object.entries(values)) console.log(`export FUZZ_${name}=${JSON.stringify(String(value))}`);
+for (const [name, value] of Object.entries(values))
+  console.log(`export FUZZ_${name}=${JSON.stringify(String(value))}`);

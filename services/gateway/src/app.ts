@@ -31,6 +31,9 @@ import { Router } from './http/router';
 import { routeTable } from './http/routes';
 import { createReadiness } from './readiness';
 
+/** Request line plus headers. */
+const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
+
 export interface AppOverrides {
   logger?: Logger;
 }
@@ -90,6 +93,9 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     }),
   );
   const server = http.createServer(
+    // A filter may be 4,000 characters, up to 48 KiB once percent-encoded: Node's default 16 KiB of request line
+    // and headers would refuse it with a bare 431 before the API could answer 400 for a longer one.
+    { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
     createHttpApp({
       logger,
       router,

@@ -165,7 +165,7 @@ describe('a NUL character anywhere in a request is a 400 naming where it was', (
           names: 'x-unknown',
         });
         for (const p of params) {
-          if (p.in === 'path' && deref(p.schema ?? {}).type === 'string')
+          if (p.in === 'path' && [deref(p.schema ?? {}).type].flat().includes('string'))
             all.push({ title: `${what}: path {${p.name}}`, method, path: at(fill(p.name)), names: p.name });
           if (p.in === 'query')
             all.push({ title: `${what}: query ${p.name}`, method, path: at(fill(), p.name), names: p.name });

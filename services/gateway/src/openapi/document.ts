@@ -61,7 +61,8 @@ const PATH_PARAMETERS: Record<string, Schema> = {
   userId: { schema: { type: 'integer', minimum: 0 } },
   user: { schema: { type: 'string' }, description: 'A user id or username.' },
   tag: {
-    schema: { type: 'string' },
+    // A path segment is text either way: a number names a tag by id, anything else by name.
+    schema: { type: ['integer', 'string'] },
     description: 'A tag id or its URL-encoded name (a number is tried as an id first).',
   },
   token: { schema: { type: 'string' }, description: 'The invite token from the e-mail.' },
@@ -108,12 +109,16 @@ const FILTER_MAX_LENGTH = 4000;
 const SPACE =
   '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u001c-\\u001f';
 
-/** The plain forms of the filter grammar (api-compat §4.2) as a regex: what a generated filter must look like. */
-function filterPattern(properties: string[]): string {
+/**
+ * The plain forms of the filter grammar (api-compat §4.2) as a regex: what a generated filter must look like.
+ * Blank means no filter, except where one is required.
+ */
+function filterPattern(properties: string[], required = false): string {
   const term = `(?:${properties.join('|')}):(?:[^${SPACE}()"\\u0000]+|"[^"\\\\\\u0000]*")`;
   const flat = `${term}(?: (?:and|or) ${term})*`;
   const unary = `(?:not\\(${flat}\\)|\\(${flat}\\)|${term})`;
-  return `^(?:${unary}(?: (?:and|or) ${unary})*)?$`;
+  const expr = `${unary}(?: (?:and|or) ${unary})*`;
+  return required ? `^${expr}$` : `^(?:${expr})?$`;
 }
 
 /** Parameter component name → parameter, for path, page, where and each enrichment vocabulary. */
@@ -170,7 +175,12 @@ const ACCESS_TEXT: Record<Operation['access'], string> = {
 
 function operation(op: Operation): Schema {
   const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => paramRef(m[1] as string));
-  if (op.where) params.push(paramRef(`where.${op.where}`));
+  // The bulk update needs its filter; everywhere else a missing one means no filter.
+  if (op.where && op.method === 'put') {
+    const where = parameters()[`where.${op.where}`] as Schema;
+    const pattern = filterPattern(FILTER_TERMS[op.where], true);
+    params.push({ ...where, required: true, schema: { ...(where.schema as Schema), minLength: 1, pattern } });
+  } else if (op.where) params.push(paramRef(`where.${op.where}`));
   if (op.with) params.push(paramRef(`with.${op.with}`));
   if (op.paged || (typeof op.ok === 'object' && 'page' in op.ok))
     params.push(paramRef('page'), paramRef('pageSize'));
@@ -227,6 +237,7 @@ const PARTIAL_UPDATES = new Set([
   'PhaseUpdate',
   'TagRename',
   'TaskUpdate',
+  'CommentUpdate',
   'AttachmentRename',
   'RoleUpdate',
 ]);

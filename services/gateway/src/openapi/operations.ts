@@ -482,7 +482,7 @@ export const OPERATIONS: Operation[] = [
   put(C, 'updateComment', 'Update a comment', {
     tag: comments,
     access: 'ReadWrite',
-    body: 'CommentText',
+    body: 'CommentUpdate',
     ok: { one: 'Comment' },
     description: "Only the comment's author (others → 403).",
   }),

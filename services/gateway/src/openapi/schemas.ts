@@ -326,12 +326,24 @@ const idOrObject = (kind: string, keys: string[]): Schema => ({
   ],
 });
 const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+/**
+ * A request object. Its optional fields also take null, read as "unset" (api-compat §1.4: it clears `owner`,
+ * `deadline`, `limit`, `blockedReason`; elsewhere it is as if the field were absent). Required fields do not.
+ */
 const body = (xmlName: string, properties: Record<string, Schema>, required: string[] = []): Schema => ({
   type: 'object',
   xml: { name: xmlName },
   ...(required.length ? { required } : {}),
-  properties,
+  properties: Object.fromEntries(
+    Object.entries(properties).map(([name, schema]) => [
+      name,
+      required.includes(name) || acceptsNull(schema) ? schema : nullable(schema),
+    ]),
+  ),
 });
+const acceptsNull = (schema: Schema): boolean =>
+  (Array.isArray(schema.anyOf) && (schema.anyOf as Schema[]).some((s) => s.type === 'null')) ||
+  (Array.isArray(schema.type) && schema.type.includes('null'));
 const text = (max: number): Schema => ({ type: 'string', maxLength: max });
 /**
  * What JavaScript's `trim()` removes: the services trim what they read, and a required text that is only these
@@ -362,6 +374,26 @@ const email: Schema = {
     "^(?!\\.)(?!.*\\.\\.)([A-Za-z0-9_'+\\-\\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$",
 };
 const userName: Schema = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,200}$' };
+/** A phase's WIP limit is an int32 in boards. */
+const WIP_LIMIT_MAX = 2_147_483_647;
+/** An account limit: exact as a JSON number and as an int64. */
+const LIMIT: Schema = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+/** An array as XML writes it (api-compat §2): a wrapper element with one singular element per item. */
+const xmlArray = (items: Schema, wrapper: string, item: string, description?: string): Schema => ({
+  type: 'array',
+  xml: { name: wrapper, wrapped: true },
+  items: { ...items, xml: { name: item } },
+  ...(description ? { description } : {}),
+});
+/** Dates as the services read them: a date, or a timestamp with optional seconds, fraction and zone. */
+const deadline: Schema = {
+  type: 'string',
+  pattern:
+    '^[1-9]\\d{3}-(0[1-9]|1[0-2])-(0[1-9]|1\\d|2[0-8])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d([.,]\\d+)?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$',
+  description:
+    'A date (`2011-02-24`) or a timestamp (`2011-02-24T18:00:00`, a zone is converted to UTC); flowboard addition. ' +
+    'The pattern shows the years 1000–9999 and days 1–28; any real date from year 1 is accepted.',
+};
 /** The operator's switches: `{enabled}` under the resource's XML root. */
 const enabledBody = (xmlName: string): Schema =>
   body(xmlName, { enabled: { type: 'boolean', description: 'In XML: `true` or `false`.' } }, ['enabled']);
@@ -421,9 +453,9 @@ const requests: Record<string, Schema> = {
       color: { ...ref('Color'), description: 'Default `grey`; any case.' },
       phase: { ...ref('PhaseReference'), description: 'Default: Backlog.' },
       owner: ref('UserReference'),
-      deadline: str('A date or timestamp (flowboard addition).'),
-      tags: { type: 'array', items: ref('TagReference'), description: 'An unknown name creates the tag.' },
-      tasks: { type: 'array', items: ref('TaskCreate') },
+      deadline,
+      tags: xmlArray(ref('TagReference'), 'tags', 'tag', 'An unknown name creates the tag.'),
+      tasks: xmlArray(ref('TaskCreate'), 'tasks', 'task'),
     },
     ['text'],
   ),
@@ -437,37 +469,42 @@ const requests: Record<string, Schema> = {
     blockedReason: nullable(text(1000)),
     phase: ref('PhaseReference'),
     owner: nullable(ref('UserReference')),
-    deadline: nullable(str()),
+    deadline: nullable(deadline),
   }),
   PhaseCreate: body(
     'phase',
     {
       name: nonBlank(200),
       description: str(),
-      index: int("1 … Archive's index; default: just before Archive."),
-      limit: nullable({ type: 'integer', minimum: 1 }),
+      index: {
+        type: 'integer',
+        minimum: 1,
+        description: "1 … Archive's index; default: just before Archive.",
+      },
+      limit: { type: 'integer', minimum: 1, maximum: WIP_LIMIT_MAX },
     },
     ['name', 'description'],
   ),
   PhaseUpdate: body('phase', {
     name: nonBlank(200),
     description: str(),
-    index: int(),
+    index: { type: 'integer', minimum: 1, description: "1 … Archive's index, for a middle phase." },
     limit: {
-      anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }, { const: '' }],
+      anyOf: [{ type: 'integer', minimum: 1, maximum: WIP_LIMIT_MAX }, { type: 'null' }, { const: '' }],
       description: 'null removes.',
     },
   }),
-  PhaseOrder: {
-    type: 'array',
-    items: ref('PhaseReference'),
-    description: 'Every phase once, Backlog first, Archive last.',
-  },
-  StoryOrder: { type: 'array', items: ref('StoryReference'), description: "Exactly the phase's stories." },
-  StoryReferences: { type: 'array', items: ref('StoryReference') },
+  PhaseOrder: xmlArray(
+    ref('PhaseReference'),
+    'phases',
+    'phase',
+    'Every phase once, Backlog first, Archive last.',
+  ),
+  StoryOrder: xmlArray(ref('StoryReference'), 'stories', 'story', "Exactly the phase's stories."),
+  StoryReferences: xmlArray(ref('StoryReference'), 'stories', 'story'),
   TagName: body('tag', { name: tagName }, ['name']),
   TagRename: body('tag', { name: tagName }),
-  TagReferences: { type: 'array', items: ref('TagReference') },
+  TagReferences: xmlArray(ref('TagReference'), 'tags', 'tag'),
   TaskCreate: body(
     'task',
     { text: nonBlank(2000), status: { type: 'string', enum: ['incomplete', 'complete'] } },
@@ -477,16 +514,26 @@ const requests: Record<string, Schema> = {
     text: nonBlank(2000),
     status: { type: 'string', enum: ['incomplete', 'complete'] },
   }),
-  TaskOrder: { type: 'array', items: ref('ItemReference'), description: 'Every task exactly once.' },
+  TaskOrder: xmlArray(ref('ItemReference'), 'tasks', 'task', 'Every task exactly once.'),
   CommentText: body('comment', { text: nonBlank(100_000) }, ['text']),
+  CommentUpdate: body('comment', { text: nonBlank(100_000) }),
   AttachmentRename: body('attachment', { filename: nonBlank(200, 'Also accepted as `fileName`.') }),
   AttachmentUpload: {
     type: 'object',
-    description: 'One or more files under any field name (`attachment` and `file` are usual).',
+    description:
+      'One or more file parts (with a `filename`) under any field name: `file` here, `attachment` is usual too. ' +
+      'Parts without a filename are form fields and are ignored.',
+    required: ['file'],
+    // A part's name sits in its Content-Disposition header, where control characters are malformed (400).
+    propertyNames: { pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
+    properties: { file: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' } },
     additionalProperties: {
       anyOf: [
-        { type: 'string', contentMediaType: 'application/octet-stream' },
-        { type: 'array', items: { type: 'string', contentMediaType: 'application/octet-stream' } },
+        { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' },
+        {
+          type: 'array',
+          items: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' },
+        },
       ],
     },
   },
@@ -496,14 +543,14 @@ const requests: Record<string, Schema> = {
     ['name'],
   ),
   RoleUpdate: body('role', { name: nonBlank(200), access: ref('AccessLevel') }),
-  UserReferences: { type: 'array', items: ref('UserReference') },
+  UserReferences: xmlArray(ref('UserReference'), 'members', 'user'),
   InviteCreate: body('invite', { email, role: ref('ItemReference') }, ['email', 'role']),
   UserEnabled: enabledBody('user'),
   ApiKeyEnabled: enabledBody('apiKey'),
   AccountLimits: {
     ...body('account', {
-      collaboratorLimit: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),
-      storageLimitBytes: nullable({ type: 'integer', minimum: 0, description: 'null: back to the default.' }),
+      collaboratorLimit: nullable({ ...LIMIT, description: 'null: back to the default.' }),
+      storageLimitBytes: nullable({ ...LIMIT, description: 'null: back to the default.' }),
     }),
     minProperties: 1,
     description: 'At least one of the two.',

@@ -155,7 +155,8 @@ export function phaseHandlers(deps: RouteDeps) {
         update_mask: [],
       };
       const mask = request.update_mask as string[];
-      if (fields.name !== undefined) {
+      // null is "unset" as for every optional field (api-compat §1.4): the name stays.
+      if (fields.name !== undefined && fields.name !== null) {
         request.name = requiredString(fields, 'name');
         mask.push('name');
       }
