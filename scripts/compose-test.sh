@@ -15,7 +15,7 @@ cd "$REPO"
 T0=$(now_ms)
 COMPOSE_FILE=deploy/compose.yaml
 STANDINS=deploy/compose/standins
-PUBLISHED=(8080 55432 56379 59092 59000 1025 8025)   # what compose.yaml publishes on 127.0.0.1
+PUBLISHED=(8080 25432 26379 29092 29000 1025 8025)   # what compose.yaml publishes on 127.0.0.1
 STARTED_DOCKER=0
 
 compose() { env -u FLOWBOARD_OPERATOR_TOKEN -u COMPOSE_PROFILES "$COMPOSE" --env-file /dev/null -f "$COMPOSE_FILE" "$@"; }

@@ -63,6 +63,8 @@ run_pass() {  # run_pass json|xml <mode> <seconds>
     --workers 1 --rate-limit 1000/m --no-color) >"$WORK/pass.log" 2>&1 || rc=$?
   { echo "=== $format request bodies, $mode data ==="; cat "$WORK/pass.log"; } >>"$LOG_DIR/fuzz.log"
   sed -n '/^Failures:/,/^Test cases:/p;/ in [0-9.]*s =/p' "$WORK/pass.log"
+  # On failure the first cases, lines cut short, so a CI record shows what failed (the log goes with the stack).
+  ((rc == 0)) || sed -n '/= FAILURES =/,/= SUMMARY =/p' "$WORK/pass.log" | head -60 | cut -c1-240
   return "$rc"
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`, and what CI runs: build, lint + typecheck, Helm chart and compose file checks, unit tests, then
-# integration and end-to-end tests against a throw-away local stack (real PostgreSQL, Redis, Kafka, MinIO, mail
-# sink; no Docker) on test ports, so it never collides with a running `npm start`. Stops at the first failing
+# integration and end-to-end tests and the schema fuzzer (scripts/fuzz.sh) against a throw-away local stack (real
+# PostgreSQL, Redis, Kafka, MinIO, mail sink; no Docker) on test ports, so it never collides with a running
+# `npm start`. Stops at the first failing
 # phase, always stops what it started, and ends with a per-phase table and one line: "N passed, N failed[, N
 # skipped]".
 #
@@ -9,27 +10,44 @@
 # stack: then no infrastructure is started here.
 set -euo pipefail
 
-# Test ports, overridable as FLOWBOARD_TEST_*; exported before lib.sh so its defaults do not apply, and so
-# e2e tests that restart Kafka through infra.sh reach this stack.
-export FLOWBOARD_PG_PORT=${FLOWBOARD_TEST_PG_PORT:-55442}
-export FLOWBOARD_REDIS_PORT=${FLOWBOARD_TEST_REDIS_PORT:-56389}
-export FLOWBOARD_KAFKA_PORT=${FLOWBOARD_TEST_KAFKA_PORT:-59102}
-export FLOWBOARD_KAFKA_CONTROLLER_PORT=${FLOWBOARD_TEST_KAFKA_CONTROLLER_PORT:-59103}
-export FLOWBOARD_S3_PORT=${FLOWBOARD_TEST_S3_PORT:-59010}
-export FLOWBOARD_S3_CONSOLE_PORT=${FLOWBOARD_TEST_S3_CONSOLE_PORT:-59011}
-export FLOWBOARD_SMTP_PORT=${FLOWBOARD_TEST_SMTP_PORT:-1035}
-export FLOWBOARD_MAILPIT_PORT=${FLOWBOARD_TEST_MAILPIT_PORT:-8035}
-export FLOWBOARD_GATEWAY_PORT=${FLOWBOARD_TEST_GATEWAY_PORT:-18080}
-export FLOWBOARD_NOTIFIER_PORT=${FLOWBOARD_TEST_NOTIFIER_PORT:-18081}
-export FLOWBOARD_BOARDS_PORT=${FLOWBOARD_TEST_BOARDS_PORT:-51051}
-export FLOWBOARD_MEMBERSHIP_PORT=${FLOWBOARD_TEST_MEMBERSHIP_PORT:-51052}
-export FLOWBOARD_FILES_PORT=${FLOWBOARD_TEST_FILES_PORT:-51053}
-export FLOWBOARD_FILES_HTTP_PORT=${FLOWBOARD_TEST_FILES_HTTP_PORT:-51063}
-export FLOWBOARD_GATEWAY_METRICS_PORT=${FLOWBOARD_TEST_GATEWAY_METRICS_PORT:-19101}
-export FLOWBOARD_MEMBERSHIP_METRICS_PORT=${FLOWBOARD_TEST_MEMBERSHIP_METRICS_PORT:-19102}
-export FLOWBOARD_BOARDS_METRICS_PORT=${FLOWBOARD_TEST_BOARDS_METRICS_PORT:-19103}
-export FLOWBOARD_FILES_METRICS_PORT=${FLOWBOARD_TEST_FILES_METRICS_PORT:-19104}
-export FLOWBOARD_NOTIFIER_METRICS_PORT=${FLOWBOARD_TEST_NOTIFIER_METRICS_PORT:-19105}
+# Test ports: a block of 20 where nothing listens, below the kernel's range for the local ports of outgoing
+# connections (any client socket may hold a port inside it at any moment: a Kafka test port once was). Chosen before
+# lib.sh is read, so its defaults do not apply, and exported so e2e tests that restart Kafka through infra.sh reach
+# this stack. FLOWBOARD_TEST_PORT_BASE=<B> fixes the block; single FLOWBOARD_TEST_* variables override one port.
+read -r EPHEMERAL_LOW EPHEMERAL_HIGH </proc/sys/net/ipv4/ip_local_port_range
+listening() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+free_port_block() {
+  local base port
+  for ((base = 20000; base + 20 <= 65535; base += 100)); do
+    ((base + 20 <= EPHEMERAL_LOW || base > EPHEMERAL_HIGH)) || continue
+    for ((port = base; port < base + 20; port++)); do listening "$port" && continue 2; done
+    echo "$base"
+    return 0
+  done
+  echo "error: no block of 20 free ports outside the ephemeral range $EPHEMERAL_LOW-$EPHEMERAL_HIGH" >&2
+  return 1
+}
+B=${FLOWBOARD_TEST_PORT_BASE:-$(free_port_block)}
+echo "==> test ports: $B-$((B + 19)) (outside the kernel's ephemeral range $EPHEMERAL_LOW-$EPHEMERAL_HIGH)"
+export FLOWBOARD_PG_PORT=${FLOWBOARD_TEST_PG_PORT:-$B}
+export FLOWBOARD_REDIS_PORT=${FLOWBOARD_TEST_REDIS_PORT:-$((B + 1))}
+export FLOWBOARD_KAFKA_PORT=${FLOWBOARD_TEST_KAFKA_PORT:-$((B + 2))}
+export FLOWBOARD_KAFKA_CONTROLLER_PORT=${FLOWBOARD_TEST_KAFKA_CONTROLLER_PORT:-$((B + 3))}
+export FLOWBOARD_S3_PORT=${FLOWBOARD_TEST_S3_PORT:-$((B + 4))}
+export FLOWBOARD_S3_CONSOLE_PORT=${FLOWBOARD_TEST_S3_CONSOLE_PORT:-$((B + 5))}
+export FLOWBOARD_SMTP_PORT=${FLOWBOARD_TEST_SMTP_PORT:-$((B + 6))}
+export FLOWBOARD_MAILPIT_PORT=${FLOWBOARD_TEST_MAILPIT_PORT:-$((B + 7))}
+export FLOWBOARD_GATEWAY_PORT=${FLOWBOARD_TEST_GATEWAY_PORT:-$((B + 8))}
+export FLOWBOARD_NOTIFIER_PORT=${FLOWBOARD_TEST_NOTIFIER_PORT:-$((B + 9))}
+export FLOWBOARD_BOARDS_PORT=${FLOWBOARD_TEST_BOARDS_PORT:-$((B + 10))}
+export FLOWBOARD_MEMBERSHIP_PORT=${FLOWBOARD_TEST_MEMBERSHIP_PORT:-$((B + 11))}
+export FLOWBOARD_FILES_PORT=${FLOWBOARD_TEST_FILES_PORT:-$((B + 12))}
+export FLOWBOARD_FILES_HTTP_PORT=${FLOWBOARD_TEST_FILES_HTTP_PORT:-$((B + 13))}
+export FLOWBOARD_GATEWAY_METRICS_PORT=${FLOWBOARD_TEST_GATEWAY_METRICS_PORT:-$((B + 14))}
+export FLOWBOARD_MEMBERSHIP_METRICS_PORT=${FLOWBOARD_TEST_MEMBERSHIP_METRICS_PORT:-$((B + 15))}
+export FLOWBOARD_BOARDS_METRICS_PORT=${FLOWBOARD_TEST_BOARDS_METRICS_PORT:-$((B + 16))}
+export FLOWBOARD_FILES_METRICS_PORT=${FLOWBOARD_TEST_FILES_METRICS_PORT:-$((B + 17))}
+export FLOWBOARD_NOTIFIER_METRICS_PORT=${FLOWBOARD_TEST_NOTIFIER_METRICS_PORT:-$((B + 18))}
 export FLOWBOARD_EPHEMERAL=1
 # A fresh stack home per run; mode 755 because PostgreSQL runs as another user.
 FLOWBOARD_HOME=$(mktemp -d -t flowboard-XXXXXX)
@@ -191,3 +209,5 @@ export GATEWAY_URL=http://127.0.0.1:$FLOWBOARD_GATEWAY_PORT MAILPIT_URL
 FLOWBOARD_OPERATOR_TOKEN=$(cat "$FLOWBOARD_HOME/operator-token")
 export FLOWBOARD_OPERATOR_TOKEN
 run_phase e2e npx turbo run e2e --concurrency=1 --continue
+# Last: it writes a lot of random data. The served OpenAPI document against the running stack (schemathesis).
+run_phase fuzz bash scripts/fuzz.sh

@@ -16,14 +16,14 @@ INFRA_HOST=${FLOWBOARD_INFRA_HOST:-127.0.0.1}
 INFRA_NET=${FLOWBOARD_INFRA_NET:-$INFRA_HOST/32}
 
 # Infrastructure ports (defaults avoid the ones apt's own PostgreSQL/Redis may take).
-: "${FLOWBOARD_PG_PORT:=55432}" "${FLOWBOARD_REDIS_PORT:=56379}"
-: "${FLOWBOARD_KAFKA_PORT:=59092}" "${FLOWBOARD_KAFKA_CONTROLLER_PORT:=59093}"
-: "${FLOWBOARD_S3_PORT:=59000}" "${FLOWBOARD_S3_CONSOLE_PORT:=59001}"
+: "${FLOWBOARD_PG_PORT:=25432}" "${FLOWBOARD_REDIS_PORT:=26379}"
+: "${FLOWBOARD_KAFKA_PORT:=29092}" "${FLOWBOARD_KAFKA_CONTROLLER_PORT:=29093}"
+: "${FLOWBOARD_S3_PORT:=29000}" "${FLOWBOARD_S3_CONSOLE_PORT:=29001}"
 : "${FLOWBOARD_SMTP_PORT:=1025}" "${FLOWBOARD_MAILPIT_PORT:=8025}"
 # Service ports.
 : "${FLOWBOARD_GATEWAY_PORT:=8080}" "${FLOWBOARD_NOTIFIER_PORT:=8081}"
-: "${FLOWBOARD_BOARDS_PORT:=50051}" "${FLOWBOARD_MEMBERSHIP_PORT:=50052}"
-: "${FLOWBOARD_FILES_PORT:=50053}" "${FLOWBOARD_FILES_HTTP_PORT:=50063}"
+: "${FLOWBOARD_BOARDS_PORT:=25051}" "${FLOWBOARD_MEMBERSHIP_PORT:=25052}"
+: "${FLOWBOARD_FILES_PORT:=25053}" "${FLOWBOARD_FILES_HTTP_PORT:=25063}"
 # Prometheus /metrics of each service (the services' own METRICS_PORT defaults).
 : "${FLOWBOARD_GATEWAY_METRICS_PORT:=9101}" "${FLOWBOARD_MEMBERSHIP_METRICS_PORT:=9102}"
 : "${FLOWBOARD_BOARDS_METRICS_PORT:=9103}" "${FLOWBOARD_FILES_METRICS_PORT:=9104}"
@@ -47,10 +47,30 @@ now_ms() { date +%s%3N; }
 # True when something accepts TCP connections on <host>:<port> (default: the infrastructure's address).
 port_in_use() { timeout 1 bash -c "exec 3<>/dev/tcp/${2:-$INFRA_HOST}/$1" 2>/dev/null; }
 
-# Refuse to start <what> when its port is taken by a process we do not manage.
+# Who holds a local TCP port, for messages: "postgres (pid 123)", or what the socket is doing.
+port_holder() {  # port_holder <port>
+  local line
+  line=$(ss -Htanp "( sport = :$1 )" 2>/dev/null | head -1)
+  if [[ $line =~ users:\(\(\"([^\"]+)\",pid=([0-9]+) ]]; then
+    echo "${BASH_REMATCH[1]} (pid ${BASH_REMATCH[2]})"
+  elif [ -n "$line" ]; then
+    echo "a socket in state ${line%% *}"
+  else
+    echo "another process"
+  fi
+}
+
+# The kernel's range for the local ports of outgoing connections: any client socket may hold a port inside it.
+read -r EPHEMERAL_LOW EPHEMERAL_HIGH </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || EPHEMERAL_LOW=32768 EPHEMERAL_HIGH=60999
+
+# Refuse to start <what> when its port is taken by a process we do not manage (naming it); warn about a port in
+# the ephemeral range, which may be taken by some outgoing connection the next time.
 require_free_port() {  # require_free_port <what> <port> <env var> [host]
   if port_in_use "$2" "${4:-}"; then
-    die "$1: port ${4:-$INFRA_HOST}:$2 is already in use by another process. Stop it (npm stop), or choose another port with $3=<port>."
+    die "$1: port ${4:-$INFRA_HOST}:$2 is already in use by $(port_holder "$2"). Stop it (npm stop), or choose another port with $3=<port>."
+  fi
+  if (($2 >= EPHEMERAL_LOW && $2 <= EPHEMERAL_HIGH)); then
+    echo "warning: $1: port $2 lies in the kernel's range for outgoing connections ($EPHEMERAL_LOW-$EPHEMERAL_HIGH), where any client socket may take it; $3 chooses another." >&2
   fi
 }
 

@@ -1,10 +1,10 @@
 // Kafka readiness probe (recipe §4.4). The broker logs "Kafka Server started" before its group coordinator
 // can serve, so retry metadata calls and a group offset fetch (which needs the coordinator, and creates
 // __consumer_offsets on first use) until a deadline. Optional arguments: topics to create.
-//   KAFKA_BROKERS=127.0.0.1:59092 node deploy/local/kafka/ready.js [topic...]
+//   KAFKA_BROKERS=127.0.0.1:29092 node deploy/local/kafka/ready.js [topic...]
 const { Kafka, logLevel } = require('kafkajs');
 
-const brokers = (process.env.KAFKA_BROKERS || '127.0.0.1:59092').split(',');
+const brokers = (process.env.KAFKA_BROKERS || '127.0.0.1:29092').split(',');
 const deadline = Date.now() + Number(process.env.KAFKA_READY_TIMEOUT_MS || 60_000);
 const topics = process.argv.slice(2);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -13,7 +13,7 @@ export const configSchema = z.object({
   METRICS_PORT: env.port(9104),
   DATABASE_URL: env.url(),
   DB_SCHEMA: schemaName().default('files'),
-  S3_ENDPOINT: env.url().default('http://127.0.0.1:59000'),
+  S3_ENDPOINT: env.url().default('http://127.0.0.1:29000'),
   S3_REGION: z.string().min(1).default('us-east-1'),
   S3_ACCESS_KEY: z.string().min(1),
   S3_SECRET_KEY: z.string().min(1),

@@ -2,7 +2,7 @@ import * as Minio from 'minio';
 import { BlobNotFoundError, type BlobStore, type StoredObject } from '../application/ports';
 
 export interface MinioBlobStoreOptions {
-  /** e.g. http://127.0.0.1:59000 */
+  /** e.g. http://127.0.0.1:29000 */
   endpoint: string;
   region: string;
   accessKey: string;
