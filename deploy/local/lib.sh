@@ -277,17 +277,11 @@ ensure_compose() {
 # Node dependencies: `npm ci` when node_modules is missing or older than the lockfile.
 ensure_node_deps() {
   cd "$REPO" || return 1
-  if [ ! -f package-lock.json ]; then
-    warn "no package-lock.json; running npm install"
-    npm install --no-audit --no-fund
-  elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  [ -f package-lock.json ] || die "package-lock.json is missing: installs are pinned by it (npm install writes one)"
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "npm: installing dependencies (npm ci)"
-    # Our registry lacks some other platforms' optional binaries (@swc/core-darwin-*, @turbo/windows-*, ...), so
-    # the lockfile that `npm install` writes has no entries for them and `npm ci` calls it out of sync. `npm install`
-    # honours the same lockfile (and leaves it unchanged), so it is the fallback.
-    npm ci --no-audit --no-fund || {
-      warn "npm ci refused the lockfile; installing the locked versions with npm install instead"
-      npm install --no-audit --no-fund
-    }
+    # The lockfile holds every platform's optional packages, so npm ci takes it as committed; no fallback to
+    # npm install, which would quietly install something else.
+    npm ci --no-audit --no-fund
   fi
 }

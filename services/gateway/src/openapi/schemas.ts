@@ -455,7 +455,11 @@ const requests: Record<string, Schema> = {
       owner: ref('UserReference'),
       deadline,
       tags: xmlArray(ref('TagReference'), 'tags', 'tag', 'An unknown name creates the tag.'),
-      tasks: xmlArray(ref('TaskCreate'), 'tasks', 'task'),
+      tasks: xmlArray(
+        { anyOf: [ref('TaskCreate'), nonBlank(2000, "A task's text alone.")] },
+        'tasks',
+        'task',
+      ),
     },
     ['text'],
   ),
