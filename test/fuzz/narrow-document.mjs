@@ -9,14 +9,21 @@
 // string field rightly takes), and null itself is written as an empty element, which a schema cannot say, so the
 // XML copy also leaves the null alternatives out.
 //
-// Usage: node narrow-document.mjs <document.json> json|xml > narrowed.json
+// The operator's endpoints run in a third pass of their own, last: any user id is theirs to act on (so their path
+// ids are examples, not enums), and what they do (disabling users, setting limits to 0) must not reach the others.
+//
+// Usage: node narrow-document.mjs <document.json> json|xml|operator > narrowed.json
 import { readFileSync } from 'node:fs';
 
 const doc = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const format = process.argv[3];
-if (format !== 'json' && format !== 'xml')
-  throw new Error('usage: narrow-document.mjs <document.json> json|xml');
+const pass = process.argv[3];
+if (!['json', 'xml', 'operator'].includes(pass))
+  throw new Error('usage: narrow-document.mjs <document.json> json|xml|operator');
+const format = pass === 'xml' ? 'xml' : 'json';
 const MEDIA_TYPE = format === 'json' ? 'application/json' : 'application/xml';
+const OPERATOR = /^\/api\/v1\/admin\//;
+for (const path of Object.keys(doc.paths))
+  if (OPERATOR.test(path) !== (pass === 'operator')) delete doc.paths[path];
 const env = (name) => {
   const value = process.env[`FUZZ_${name}`];
   if (value === undefined) throw new Error(`FUZZ_${name} is not set (source the output of seed.mjs)`);
@@ -77,7 +84,7 @@ schemas.TagReference = { anyOf: [oneOf(tag, { id: tag }, { name: env('TAG') }), 
 schemas.StoryReference = oneOf(Number(env('STORY_ID')), { id: Number(env('STORY_ID')) });
 schemas.InviteCreate.properties.role = oneOf(Number(env('ROLE_ID')), { id: Number(env('ROLE_ID')) });
 // The owner stays the fuzzing user (handing the project over would end its owner-only operations).
-schemas.ProjectUpdate.properties.owner = oneOf(Number(env('USER_ID')));
+schemas.ProjectUpdate.properties.owner = { anyOf: [oneOf(Number(env('USER_ID'))), { type: 'null' }] };
 // The exact sets of the reorders; `items` keeps only its XML name (the item references name other resources).
 const exactly = (schema, values) => ({ ...schema, items: { xml: schema.items.xml }, ...oneOf(values) });
 schemas.PhaseOrder = exactly(schemas.PhaseOrder, ids('ORDER_PHASE_IDS'));
@@ -125,7 +132,11 @@ for (const operations of Object.values(doc.paths)) {
       const raw = env(source);
       // `{tag}` is any tag name: the fuzzer also makes tags, and a value outside an enum could name one of them,
       // so the seeded tag is its example (the examples phase reaches the 2xx paths) rather than its only value.
-      if (parameter.name === 'tag') return { ...parameter, examples: { seeded: { value: raw } } };
+      if (parameter.name === 'tag' || pass === 'operator')
+        return {
+          ...parameter,
+          examples: { seeded: { value: parameter.schema?.type === 'integer' ? Number(raw) : raw } },
+        };
       const value = parameter.schema?.type === 'integer' ? Number(raw) : raw;
       return { ...parameter, schema: { ...parameter.schema, enum: [value] } };
     });

@@ -385,14 +385,18 @@ const xmlArray = (items: Schema, wrapper: string, item: string, description?: st
   items: { ...items, xml: { name: item } },
   ...(description ? { description } : {}),
 });
-/** Dates as the services read them: a date, or a timestamp with optional seconds, fraction and zone. */
+/**
+ * Dates as the services read them: a date, or a timestamp (RFC 3339 here; a space for `T`, no seconds and no zone
+ * are accepted too). Impossible dates (Feb 30) are refused.
+ */
 const deadline: Schema = {
-  type: 'string',
-  pattern:
-    '^[1-9]\\d{3}-(0[1-9]|1[0-2])-(0[1-9]|1\\d|2[0-8])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d([.,]\\d+)?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$',
+  anyOf: [
+    { type: 'string', format: 'date' },
+    { type: 'string', format: 'date-time' },
+    { const: '', description: 'No deadline.' },
+  ],
   description:
-    'A date (`2011-02-24`) or a timestamp (`2011-02-24T18:00:00`, a zone is converted to UTC); flowboard addition. ' +
-    'The pattern shows the years 1000–9999 and days 1–28; any real date from year 1 is accepted.',
+    'A date (`2011-02-24`) or a timestamp (`2011-02-24T18:00:00`; a zone is converted to UTC); flowboard addition.',
 };
 /** The operator's switches: `{enabled}` under the resource's XML root. */
 const enabledBody = (xmlName: string): Schema =>
@@ -521,7 +525,13 @@ const requests: Record<string, Schema> = {
   TaskOrder: xmlArray(ref('ItemReference'), 'tasks', 'task', 'Every task exactly once.'),
   CommentText: body('comment', { text: nonBlank(100_000) }, ['text']),
   CommentUpdate: body('comment', { text: nonBlank(100_000) }),
-  AttachmentRename: body('attachment', { filename: nonBlank(200, 'Also accepted as `fileName`.') }),
+  AttachmentRename: body('attachment', {
+    filename: nonBlank(
+      undefined,
+      'Also accepted as `fileName`. Stored as uploads are: the last path segment, without control characters, cut ' +
+        'to 200 characters.',
+    ),
+  }),
   AttachmentUpload: {
     type: 'object',
     description:

@@ -202,6 +202,9 @@ export function storyHandlers(deps: RouteDeps) {
    * The writable fields of an update body; read-only and unknown fields are ignored (api-compat §1.4).
    * `null` clears owner, deadline, details, size, priority and blockedReason.
    */
+  /** api-compat §1.5. */
+  const BLOCKED_REASON_LIMIT = 1000;
+
   async function storyChanges(projectId: number, fields: Fields): Promise<StoryChanges> {
     const changes: StoryChanges = { update_mask: [] };
     const set = <K extends keyof StoryChanges>(name: string, key: K, value: StoryChanges[K]) => {
@@ -220,6 +223,10 @@ export function storyHandlers(deps: RouteDeps) {
     for (const name of ['size', 'priority'] as const) {
       if (fields[name] !== undefined) set(name, name, optionalNumericText(fields, name) ?? '');
     }
+    // The length cap holds whether or not the reason is used (it is ignored unless the story is blocked), so a body
+    // is valid or not by itself, not by the story's state.
+    if (changes.blocked_reason !== undefined && [...changes.blocked_reason].length > BLOCKED_REASON_LIMIT)
+      throw invalidField(`Field 'blockedReason' must be at most ${BLOCKED_REASON_LIMIT} characters.`);
     const color = optionalString(fields, 'color');
     if (color !== undefined) set('color', 'color', color);
     const status = optionalString(fields, 'status');

@@ -116,7 +116,8 @@ export function tagHandlers(deps: RouteDeps) {
       const enrich = call.enrichments(TAG_ENRICHMENTS);
       const name = await bodyAfter(call, tagExists(call), (body) => {
         const fields: Fields = body.object();
-        return fields.name === undefined ? undefined : requiredString(fields, 'name');
+        // null is "unset" as for every optional field (api-compat §1.4): the name stays.
+        return fields.name === undefined || fields.name === null ? undefined : requiredString(fields, 'name');
       });
       const { tag } = await boards.updateTag({
         project_id: call.project.projectId,
