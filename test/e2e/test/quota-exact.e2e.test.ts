@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import * as Minio from 'minio';
-import { requireEnv } from '@flowboard/testing';
 import { setAccountLimits } from './operator';
+import { listObjects, storageUsed } from './storage';
 import { GATEWAY_URL, api, createProject, signUp, type SignedUp } from './support';
 
 /**
@@ -10,33 +9,6 @@ import { GATEWAY_URL, api, createProject, signUp, type SignedUp } from './suppor
  * more is refused with nothing kept.
  */
 jest.setTimeout(60_000);
-
-const s3env = requireEnv('S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET');
-const s3url = new URL(s3env.S3_ENDPOINT);
-const s3 = new Minio.Client({
-  endPoint: s3url.hostname,
-  port: Number(s3url.port || 80),
-  useSSL: s3url.protocol === 'https:',
-  accessKey: s3env.S3_ACCESS_KEY,
-  secretKey: s3env.S3_SECRET_KEY,
-  pathStyle: true,
-});
-
-function listObjects(prefix: string): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const keys: string[] = [];
-    s3.listObjectsV2(s3env.S3_BUCKET, prefix, true)
-      .on('data', (item) => item.name && keys.push(item.name))
-      .on('error', reject)
-      .on('end', () => resolve(keys.sort()));
-  });
-}
-
-const storageUsed = async (user: SignedUp): Promise<number> => {
-  const res = await api('/api/v1/me/account', { key: user.key });
-  expect(res.status).toBe(200);
-  return res.json.storageUsedBytes as number;
-};
 
 /** Uploads files of random bytes in one body (fetch sends a Content-Length). */
 async function upload(key: string, projectId: number, storyId: number, ...sizes: number[]) {

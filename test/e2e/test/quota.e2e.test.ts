@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import * as Minio from 'minio';
-import { requireEnv, waitFor } from '@flowboard/testing';
+import { waitFor } from '@flowboard/testing';
+import { setAccountLimits } from './operator';
+import { listObjects, storageUsed } from './storage';
 import { GATEWAY_URL, api, createProject, signUp, type SignedUp } from './support';
 
 /**
@@ -11,49 +10,6 @@ import { GATEWAY_URL, api, createProject, signUp, type SignedUp } from './suppor
  * space, and deleting a project or a story removes its objects from MinIO within seconds (events).
  */
 jest.setTimeout(90_000);
-
-const s3env = requireEnv('S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET');
-const s3url = new URL(s3env.S3_ENDPOINT);
-const s3 = new Minio.Client({
-  endPoint: s3url.hostname,
-  port: Number(s3url.port || 80),
-  useSSL: s3url.protocol === 'https:',
-  accessKey: s3env.S3_ACCESS_KEY,
-  secretKey: s3env.S3_SECRET_KEY,
-  pathStyle: true,
-});
-
-/** The stack's operator token: from `npm test`, or from a running stack's home. */
-function operatorToken(): string {
-  if (process.env.FLOWBOARD_OPERATOR_TOKEN) return process.env.FLOWBOARD_OPERATOR_TOKEN;
-  const { FLOWBOARD_HOME } = requireEnv('FLOWBOARD_HOME');
-  return readFileSync(join(FLOWBOARD_HOME, 'operator-token'), 'utf8').trim();
-}
-
-async function setStorageLimit(user: SignedUp, storageLimitBytes: number): Promise<void> {
-  const res = await api(`/api/v1/admin/accounts/${user.id}`, {
-    method: 'PUT',
-    headers: { Authorization: `Bearer ${operatorToken()}` },
-    body: { storageLimitBytes },
-  });
-  if (res.status !== 200) throw new Error(`setting the limit failed: ${res.status} ${res.text}`);
-}
-
-const storageUsed = async (user: SignedUp): Promise<number> => {
-  const res = await api('/api/v1/me/account', { key: user.key });
-  expect(res.status).toBe(200);
-  return res.json.storageUsedBytes as number;
-};
-
-function listObjects(prefix: string): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const keys: string[] = [];
-    s3.listObjectsV2(s3env.S3_BUCKET, prefix, true)
-      .on('data', (item) => item.name && keys.push(item.name))
-      .on('error', reject)
-      .on('end', () => resolve(keys.sort()));
-  });
-}
 
 async function createStory(key: string, projectId: number): Promise<number> {
   const res = await api(`/api/v1/projects/${projectId}/stories`, {
@@ -96,7 +52,7 @@ describe('storage quota', () => {
     owner = await signUp('quota');
     projectId = (await createProject(owner.key)).id;
     storyId = await createStory(owner.key, projectId);
-    await setStorageLimit(owner, Math.floor(SIZE * 3.5));
+    await setAccountLimits(owner.id, { storageLimitBytes: Math.floor(SIZE * 3.5) });
   });
 
   it('10 concurrent uploads against a limit that fits 3: exactly 3 succeed, the others 402', async () => {

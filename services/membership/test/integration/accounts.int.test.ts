@@ -17,28 +17,11 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function newUser(tag = 'lucille') {
-  const suffix = uniqueSuffix();
-  const res = await h.call<membership.SignUpResponse__Output>('SignUp', {
-    name: tag,
-    user_name: `${tag}-${suffix}`,
-    email: `${tag}-${suffix}@example.test`,
-  });
-  return res.user!;
-}
+const newUser = async (tag = 'lucille') => (await h.signUp(tag)).user;
 
 async function newProject(ownerId: number) {
-  const { project } = await h.call<membership.CreateProjectResponse__Output>(
-    'CreateProject',
-    { name: 'Bluth Company' },
-    ownerId,
-  );
-  const view = await h.call<membership.GetProjectResponse__Output>(
-    'GetProject',
-    { project_id: project!.id, include_roles: true },
-    ownerId,
-  );
-  return { project: project!, membersRole: view.roles.find((r) => r.name === 'Members')! };
+  const { project, roles } = await h.newProject(ownerId, 'Bluth Company');
+  return { project, membersRole: roles.Members! };
 }
 
 const account = async (userId: number) =>

@@ -19,18 +19,12 @@ const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 
 /** A user with two keys. */
 async function newUser(prefix = 'lindsay') {
-  const suffix = uniqueSuffix();
-  const res = await h.call<membership.SignUpResponse__Output>('SignUp', {
-    name: 'Lindsay Fünke',
-    user_name: `${prefix}-${suffix}`,
-    email: `${prefix}-${suffix}@example.test`,
-  });
-  const user = res.user!;
+  const { user, apiKey } = await h.signUp(prefix, 'Lindsay Fünke');
   const second = await h.call<membership.CreateApiKeyResponse__Output>('CreateApiKey', {}, user.id);
   const { api_keys } = await h.call<membership.ListApiKeysResponse__Output>('ListApiKeys', {}, user.id);
   return {
     user,
-    first: { key: res.api_key, id: api_keys[0]!.id },
+    first: { key: apiKey, id: api_keys[0]!.id },
     second: { key: second.key, id: second.api_key!.id },
   };
 }

@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { createPool, migrate, type Pool } from '@flowboard/pg-kit';
 import { loadMembershipProto, type membership } from '@flowboard/proto';
 import { contextToMetadata, createLogger, loadConfig } from '@flowboard/service-kit';
-import { requireEnv } from '@flowboard/testing';
+import { requireEnv, uniqueSuffix } from '@flowboard/testing';
 import { createApp, type MembershipApp } from '../../src/app';
 import { configSchema } from '../../src/config';
 
@@ -21,6 +21,13 @@ export interface Harness {
     request: object,
     userId?: number,
   ): Promise<Res>;
+  /** Signs up a new user named `<tag>-<unique suffix>` (display name `name`, default `tag`), with a first API key. */
+  signUp(tag: string, name?: string): Promise<{ user: membership.User__Output; apiKey: string }>;
+  /** Creates a project of `ownerId`, and finds its default roles by name (Administrators, Members). */
+  newProject(
+    ownerId: number,
+    name?: string,
+  ): Promise<{ project: membership.Project__Output; roles: Record<string, membership.Role__Output> }>;
   close(): Promise<void>;
 }
 
@@ -53,7 +60,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     grpc.credentials.createInsecure(),
   );
 
-  return {
+  const harness: Harness = {
     app,
     client,
     pool,
@@ -76,12 +83,35 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
         ),
       );
     },
+    async signUp(tag, name = tag) {
+      const suffix = uniqueSuffix();
+      const res = await harness.call<membership.SignUpResponse__Output>('SignUp', {
+        name,
+        user_name: `${tag}-${suffix}`,
+        email: `${tag}-${suffix}@example.test`,
+      });
+      return { user: res.user!, apiKey: res.api_key };
+    },
+    async newProject(ownerId, name = 'Sudden Valley') {
+      const { project } = await harness.call<membership.CreateProjectResponse__Output>(
+        'CreateProject',
+        { name },
+        ownerId,
+      );
+      const { roles } = await harness.call<membership.ListRolesResponse__Output>(
+        'ListRoles',
+        { project_id: project!.id },
+        ownerId,
+      );
+      return { project: project!, roles: Object.fromEntries(roles.map((r) => [r.name, r])) };
+    },
     async close() {
       client.close();
       await app.stop();
       await pool.end();
     },
   };
+  return harness;
 }
 
 /** Resolves to the gRPC status code a call failed with. */

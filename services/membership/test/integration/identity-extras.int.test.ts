@@ -14,27 +14,13 @@ afterAll(async () => {
 });
 
 async function newUser(prefix = 'gob') {
-  const suffix = uniqueSuffix();
-  const res = await h.call<membership.SignUpResponse__Output>('SignUp', {
-    name: 'Gob Bluth',
-    user_name: `${prefix}-${suffix}`,
-    email: `${prefix}-${suffix}@example.test`,
-  });
-  return { ...res.user!, apiKey: res.api_key };
+  const { user, apiKey } = await h.signUp(prefix, 'Gob Bluth');
+  return { ...user, apiKey };
 }
 
 async function newProject(ownerId: number, name = 'Sudden Valley') {
-  const { project } = await h.call<membership.CreateProjectResponse__Output>(
-    'CreateProject',
-    { name },
-    ownerId,
-  );
-  const view = await h.call<membership.GetProjectResponse__Output>(
-    'GetProject',
-    { project_id: project!.id, include_roles: true },
-    ownerId,
-  );
-  return { project: project!, membersRole: view.roles.find((r) => r.name === 'Members')! };
+  const { project, roles } = await h.newProject(ownerId, name);
+  return { project, membersRole: roles.Members! };
 }
 
 async function newInvite(ownerId: number, projectId: number, roleId: number) {

@@ -16,28 +16,11 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function newUser() {
-  const suffix = uniqueSuffix();
-  const res = await h.call<membership.SignUpResponse__Output>('SignUp', {
-    name: 'Gob Bluth',
-    user_name: `gob-${suffix}`,
-    email: `gob-${suffix}@example.test`,
-  });
-  return res.user!;
-}
+const newUser = async () => (await h.signUp('gob', 'Gob Bluth')).user;
 
 async function newProject(ownerId: number) {
-  const { project } = await h.call<membership.CreateProjectResponse__Output>(
-    'CreateProject',
-    { name: 'Sudden Valley' },
-    ownerId,
-  );
-  const view = await h.call<membership.GetProjectResponse__Output>(
-    'GetProject',
-    { project_id: project!.id, include_roles: true },
-    ownerId,
-  );
-  return { project: project!, membersRole: view.roles.find((r) => r.name === 'Members')! };
+  const { project, roles } = await h.newProject(ownerId);
+  return { project, membersRole: roles.Members! };
 }
 
 describe('invites', () => {

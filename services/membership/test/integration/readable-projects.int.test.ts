@@ -13,15 +13,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function newUser(prefix: string) {
-  const suffix = uniqueSuffix();
-  const res = await h.call<membership.SignUpResponse__Output>('SignUp', {
-    name: prefix,
-    user_name: `${prefix}-${suffix}`,
-    email: `${prefix}-${suffix}@example.test`,
-  });
-  return res.user!;
-}
+const newUser = async (prefix: string) => (await h.signUp(prefix)).user;
 
 const newProject = async (ownerId: number, name: string) =>
   (await h.call<membership.CreateProjectResponse__Output>('CreateProject', { name }, ownerId)).project!;

@@ -18,29 +18,11 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function newUser(tag: string) {
-  const suffix = uniqueSuffix();
-  const res = await h.call<membership.SignUpResponse__Output>('SignUp', {
-    name: tag,
-    user_name: `${tag}-${suffix}`,
-    email: `${tag}-${suffix}@example.test`,
-  });
-  return res.user!;
-}
+const newUser = async (tag: string) => (await h.signUp(tag)).user;
 
 async function newProject(ownerId: number) {
-  const { project } = await h.call<membership.CreateProjectResponse__Output>(
-    'CreateProject',
-    { name: 'Sudden Valley' },
-    ownerId,
-  );
-  const { roles } = await h.call<membership.ListRolesResponse__Output>(
-    'ListRoles',
-    { project_id: project!.id },
-    ownerId,
-  );
-  const byName = (name: string) => roles.find((r) => r.name === name)!;
-  return { projectId: project!.id, admins: byName('Administrators'), members: byName('Members') };
+  const { project, roles } = await h.newProject(ownerId);
+  return { projectId: project.id, admins: roles.Administrators!, members: roles.Members! };
 }
 
 async function createRole(ownerId: number, projectId: number, name: string, access: membership.Access) {
