@@ -1,4 +1,4 @@
-import { componentSchemas, ref, type Schema } from './schemas';
+import { componentSchemas, ref, TRIMMED, type Schema } from './schemas';
 import { ENRICHMENTS, FILTERS, OPERATIONS, TAGS, type FilterSet, type Operation } from './operations';
 
 /**
@@ -105,9 +105,8 @@ const FILTER_EXAMPLES: Record<FilterSet, { name: string; value: string }> = {
 /** Boards refuses longer filters (FILTER_LIMITS of @flowboard/filter, which the gateway does not load). */
 const FILTER_MAX_LENGTH = 4000;
 
-/** JavaScript's white space (the filter's tokenizer splits on `\\s`), spelled out so every regex engine agrees. */
-const SPACE =
-  '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u001c-\\u001f';
+/** Where a bare filter value ends: white space (and \\u001c-\\u001f, which Python's `\\s` also counts). */
+const SPACE = `${TRIMMED}\\u001c-\\u001f`;
 
 /**
  * The plain forms of the filter grammar (api-compat §4.2) as a regex: what a generated filter must look like.
@@ -121,30 +120,35 @@ function filterPattern(properties: string[], required = false): string {
   return required ? `^${expr}$` : `^(?:${expr})?$`;
 }
 
+/** `where` for one filter set; a required one (the bulk update) is also non-blank. */
+function whereParameter(set: FilterSet, required: boolean): Schema {
+  const example = FILTER_EXAMPLES[set];
+  return {
+    name: 'where',
+    in: 'query',
+    ...(required ? { required: true } : {}),
+    description:
+      'A filter: `property:value` terms combined with `and`, `or`, `not(...)` and parentheses; values may be ' +
+      `quoted. Properties: ${FILTERS[set]} Unknown property → 400; unknown value matches nothing. ` +
+      (required ? 'Required. ' : 'Blank: no filter. ') +
+      'The pattern states the plain forms (lower-case keywords, one level of parentheses, quoted values without ' +
+      'escapes); any case, deeper nesting and `\\"` escapes are accepted too.',
+    schema: {
+      type: 'string',
+      ...(required ? { minLength: 1 } : {}),
+      maxLength: FILTER_MAX_LENGTH,
+      pattern: filterPattern(FILTER_TERMS[set], required),
+    },
+    examples: { [example.name]: { value: example.value } },
+  };
+}
+
 /** Parameter component name → parameter, for path, page, where and each enrichment vocabulary. */
 function parameters(): Record<string, Schema> {
   const out: Record<string, Schema> = { ...QUERY_PARAMETERS };
   for (const [name, p] of Object.entries(PATH_PARAMETERS))
     out[name] = { name, in: 'path', required: true, ...p };
-  for (const [set, properties] of Object.entries(FILTERS)) {
-    out[`where.${set}`] = {
-      name: 'where',
-      in: 'query',
-      description:
-        'A filter: `property:value` terms combined with `and`, `or`, `not(...)` and parentheses; values may be ' +
-        `quoted. Properties: ${properties} Unknown property → 400; unknown value matches nothing. Blank: no ` +
-        'filter. The pattern states the plain forms (lower-case keywords, one level of parentheses, quoted values ' +
-        'without escapes); any case, deeper nesting and `\\"` escapes are accepted too.',
-      schema: {
-        type: 'string',
-        maxLength: FILTER_MAX_LENGTH,
-        pattern: filterPattern(FILTER_TERMS[set as FilterSet]),
-      },
-      examples: {
-        [FILTER_EXAMPLES[set as FilterSet].name]: { value: FILTER_EXAMPLES[set as FilterSet].value },
-      },
-    };
-  }
+  for (const set of Object.keys(FILTERS) as FilterSet[]) out[`where.${set}`] = whereParameter(set, false);
   for (const [set, names] of Object.entries(ENRICHMENTS)) {
     const all = [...names, 'everything'];
     out[`with.${set}`] = {
@@ -176,11 +180,8 @@ const ACCESS_TEXT: Record<Operation['access'], string> = {
 function operation(op: Operation): Schema {
   const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => paramRef(m[1] as string));
   // The bulk update needs its filter; everywhere else a missing one means no filter.
-  if (op.where && op.method === 'put') {
-    const where = parameters()[`where.${op.where}`] as Schema;
-    const pattern = filterPattern(FILTER_TERMS[op.where], true);
-    params.push({ ...where, required: true, schema: { ...(where.schema as Schema), minLength: 1, pattern } });
-  } else if (op.where) params.push(paramRef(`where.${op.where}`));
+  if (op.where && op.method === 'put') params.push(whereParameter(op.where, true));
+  else if (op.where) params.push(paramRef(`where.${op.where}`));
   if (op.with) params.push(paramRef(`with.${op.with}`));
   if (op.paged || (typeof op.ok === 'object' && 'page' in op.ok))
     params.push(paramRef('page'), paramRef('pageSize'));

@@ -346,10 +346,12 @@ const acceptsNull = (schema: Schema): boolean =>
   (Array.isArray(schema.type) && schema.type.includes('null'));
 const text = (max: number): Schema => ({ type: 'string', maxLength: max });
 /**
- * What JavaScript's `trim()` removes: the services trim what they read, and a required text that is only these
- * characters is blank (400). Spelled out (not `\\s`) so every regex engine reads the pattern the same way.
+ * JavaScript's white space, what `trim()` removes and `\\s` matches: the services trim what they read (a required
+ * text of only these is blank, 400) and the filter tokenizer splits on it. Spelled out for a regex character class,
+ * so that every engine (Python's `\\s` differs) reads a pattern the same way.
  */
-const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+export const TRIMMED =
+  '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 /** A required text: at least one character that is not white space; at most `max` characters. */
 const nonBlank = (max?: number, description?: string): Schema => ({
   type: 'string',
