@@ -123,6 +123,11 @@ describe('PUT /api/v1/admin/accounts/{userId}', () => {
     const res = await put({ collaboratorLimit: 1 }, asOperator(), '/api/v1/admin/accounts/999999999');
     expect(res.status).toBe(404);
     expect(res.json.type).toBe('urn:flowboard:problem:not-found');
+    // User 0 can never exist: still 404, however the two services' answers race (files refuses id 0 itself).
+    for (let i = 0; i < 5; i++) {
+      const zero = await put({ collaboratorLimit: 1 }, asOperator(), '/api/v1/admin/accounts/0');
+      expect([zero.status, zero.json.type]).toEqual([404, 'urn:flowboard:problem:not-found']);
+    }
     // Other methods are not routes: as everywhere, the API key comes first (401 → 405), so 405 needs one.
     const get = await api(path(), { key: user.key });
     expect(get.status).toBe(405);

@@ -71,13 +71,17 @@ export function adminHandlers({ membership, files, apiKeys, operatorToken }: Rou
         ...(storageLimitBytes === null ? { reset_storage_limit: true } : {}),
         ...(typeof storageLimitBytes === 'number' ? { storage_limit_bytes: storageLimitBytes } : {}),
       };
-      // Unknown users fail in membership (404); files answers 0 for them, so both can run at once.
-      const [{ account }, storage] = await Promise.all([
+      // Both at once, but membership decides whether the user exists (404): files refuses an id it could never
+      // hold (0) with a 400, and which of the two failed first must not choose the answer.
+      const [updated, storage] = await Promise.allSettled([
         membership.updateAccount(request),
         files.getStorageUsage(userId),
       ]);
+      if (updated.status === 'rejected') throw updated.reason;
+      if (storage.status === 'rejected') throw storage.reason;
+      const { account } = updated.value;
       if (!account) throw new DomainError('Internal', 'UpdateAccount returned no account');
-      return resource('account', accountDto(account, storage));
+      return resource('account', accountDto(account, storage.value));
     },
 
     /**
