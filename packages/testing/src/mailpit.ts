@@ -3,6 +3,8 @@ import { waitFor } from './env';
 /** Queries against Mailpit's REST API (or the compatible local mail sink). */
 export interface MailSummary {
   ID: string;
+  /** The Message-ID header, without angle brackets. */
+  MessageID: string;
   Subject: string;
   To: Array<{ Name: string; Address: string }>;
 }

@@ -111,6 +111,26 @@ export class Load {
     return this.report;
   }
 
+  /**
+   * One more invite per worker's board, after the load stopped; their addresses. Each follows the load's invites of
+   * its board in the same Kafka partition (keyed by project), so once a marker's e-mail is there, every redelivery of
+   * an earlier invite on that board has been handled, however long its pending claim took to expire.
+   */
+  async markerInvites(): Promise<string[]> {
+    return Promise.all(
+      this.workers.map(async (w) => {
+        const email = `${this.options.inviteePrefix}-marker-${uniqueSuffix()}@example.test`;
+        const res = await api(`/api/v1/projects/${w.board.id}/invites`, {
+          method: 'POST',
+          key: w.user.key,
+          body: { email, role: w.board.membersRoleId },
+        });
+        if (res.status !== 200) throw new Error(`marker invite failed: ${res.status} ${res.text}`);
+        return email;
+      }),
+    );
+  }
+
   /** Sent so far (the test waits for some load before and after a change). */
   get sent(): number {
     return this.report.sent;

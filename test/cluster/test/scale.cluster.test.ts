@@ -6,6 +6,7 @@ import {
   createBoard,
   helmUpgrade,
   mailCounts,
+  mailIds,
   pods,
   portForward,
   signUp,
@@ -17,7 +18,8 @@ import {
 /**
  * Every service at two replicas (`default.replicas=2`): the gateways' response caches stay exact across replicas,
  * two membership relays and two notifiers deliver each invite's e-mail exactly once, and a replica that crashes
- * under load loses nothing that was acknowledged.
+ * under load loses nothing that was acknowledged (a notifier SIGKILLed mid-send may send that one e-mail twice, as
+ * the same message).
  */
 jest.setTimeout(20 * 60_000);
 
@@ -99,9 +101,11 @@ describe('scaled out to two replicas per service', () => {
     // Each replica in turn, so the one doing the work (the gateway's gRPC connection, the partition's consumer)
     // is among them; the next crash only once the crashed one is back.
     const victims: string[] = [];
+    let notifiersKilled = 0;
     for (const component of ['notifier', 'membership', 'boards']) {
       for (const victim of (await pods(component)).filter((p) => p.ready && !p.deleting)) {
         victims.push(victim.name);
+        if (component === 'notifier') notifiersKilled++;
         await crash(victim);
         await waitFor(
           async () => ((await pods(component)).filter((p) => p.ready).length === 2 ? true : undefined),
@@ -113,20 +117,32 @@ describe('scaled out to two replicas per service', () => {
     }
     await sleep(10_000);
     const report = await load.stop();
-    const counts = await mailCounts(report.invitees);
-    const received = [...counts.values()].reduce((x, y) => x + y, 0);
+    const markers = await load.markerInvites();
+    const markersIn = await mailIds(markers, 300_000);
+    const ids = await mailIds(report.invitees);
+    const received = [...ids.values()].reduce((n, got) => n + got.length, 0);
+    const doubled = [...ids].filter(([, got]) => got.length > 1);
     const lost = await lostWrites(report);
     console.log(
       [
         `crash under load (SIGKILL: ${victims.join(', ')})`,
         `requests sent: ${report.sent}; failed: ${report.failed}${report.failed ? ` (${report.failures.join('; ')})` : ''}`,
-        `e-mails expected: ${report.invitees.length}; received: ${received}`,
+        `e-mails expected: ${report.invitees.length}; received: ${received} (sent twice, as the same message: ${doubled.length})`,
         `writes checked: ${report.stories.size}; lost: ${lost.length}`,
       ].join('\n'),
     );
-    // Nothing acknowledged is lost or doubled. A request in flight on the crashed replica itself may fail (the
-    // client sees a 503 or 502 and may retry); that is the crash, not a loss.
-    expect([...counts].filter(([, n]) => n !== 1)).toEqual([]);
+    // Nothing acknowledged is lost. A request in flight on the crashed replica itself may fail (the client sees a
+    // 503 or 502 and may retry); that is the crash, not a loss.
+    expect([...markersIn].filter(([, got]) => got.length !== 1)).toEqual([]);
+    expect([...ids].filter(([, got]) => got.length === 0)).toEqual([]);
+    // Doubled only as the invite-delivery e2e test allows: an e-mail the mail server accepted just as its notifier was
+    // SIGKILLed, before the notifier could record that, is sent again by the redelivery. SMTP has no idempotency, so
+    // no protocol closes that gap; what the notifier guarantees is that the copy is the same e-mail (one Message-ID
+    // per invite event). So at most one per notifier killed, each the same message twice; and the rolling upgrade
+    // (a graceful drain) and the 50 invites above must come out exactly once.
+    expect(doubled.length).toBeLessThanOrEqual(notifiersKilled);
+    for (const [, got] of doubled) expect([got.length, new Set(got).size]).toEqual([2, 1]);
+    expect(new Set([...ids.values()].map((got) => got[0])).size).toBe(ids.size);
     expect(lost).toEqual([]);
     expect(report.failures.filter((f) => !/: 50[23] /.test(f))).toEqual([]);
     // The kubelet restarted each crashed container; every replica is back.

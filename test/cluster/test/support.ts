@@ -160,25 +160,27 @@ export async function allMail(): Promise<MailSummary[]> {
 
 /**
  * Waits until each address has received one message (or `timeoutMs` passes), then a little longer, so a late
- * duplicate shows too; returns the count per address.
+ * duplicate shows too; returns the Message-IDs each address received.
  */
-export async function mailCounts(addresses: string[], timeoutMs = 120_000): Promise<Map<string, number>> {
-  const count = async () => {
-    const counts = new Map(addresses.map((a) => [a.toLowerCase(), 0]));
+export async function mailIds(addresses: string[], timeoutMs = 120_000): Promise<Map<string, string[]>> {
+  const collect = async () => {
+    const ids = new Map(addresses.map((a) => [a.toLowerCase(), [] as string[]]));
     for (const m of await allMail())
-      for (const to of m.To) {
-        const a = to.Address.toLowerCase();
-        if (counts.has(a)) counts.set(a, counts.get(a)! + 1);
-      }
-    return counts;
+      for (const to of m.To) ids.get(to.Address.toLowerCase())?.push(m.MessageID);
+    return ids;
   };
   await waitFor(
-    async () => ([...(await count()).values()].every((n) => n > 0) ? true : undefined),
+    async () => ([...(await collect()).values()].every((got) => got.length > 0) ? true : undefined),
     timeoutMs,
     `e-mail to all ${addresses.length} invitees`,
   ).catch(() => undefined); // the caller's assertion shows which are missing
   await new Promise((r) => setTimeout(r, 3_000));
-  return count();
+  return collect();
+}
+
+/** `mailIds`, counted: how many e-mails each address received. */
+export async function mailCounts(addresses: string[], timeoutMs = 120_000): Promise<Map<string, number>> {
+  return new Map([...(await mailIds(addresses, timeoutMs))].map(([a, ids]) => [a, ids.length]));
 }
 
 /**
