@@ -6,6 +6,7 @@ export * from './shutdown';
 export * from './health-server';
 export * from './grpc/metadata';
 export * from './grpc/server';
+export * from './grpc/unreachable';
 export * from './grpc/client';
 export * from './metrics';
 export * from './tracing';

@@ -3,3 +3,4 @@ export * from './mailpit';
 export * from './http';
 export * from './contract';
 export * from './tracing';
+export * from './tcp-proxy';

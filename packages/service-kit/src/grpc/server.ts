@@ -6,6 +6,7 @@ import { DomainError, isDomainError, toGrpcError } from '../errors';
 import type { MetricsRegistry } from '../metrics';
 import { metadataToContext } from './metadata';
 import { grpcServerInstruments, observeImplementation } from './observe';
+import { unavailableIfUnreachable } from './unreachable';
 
 export interface GrpcServiceRegistration {
   /** Fully qualified name, e.g. `flowboard.boards.v1.BoardsService`, as reported by the health service. */
@@ -90,7 +91,8 @@ export function requireUser(ctx: CallContext): number {
 
 /**
  * Adapts a promise-returning use-case handler to grpc-js: runs it in the caller's request context,
- * maps domain errors through the error table, logs unexpected ones, and never calls back twice.
+ * maps domain errors through the error table (a database or object store out of reach as Unavailable, so every
+ * service answers UNAVAILABLE → 503 for an outage), logs unexpected ones, and never calls back twice.
  */
 export function unary<Req, Res>(
   logger: Logger,
@@ -101,7 +103,8 @@ export function unary<Req, Res>(
     runWithContext(ctx, () => {
       handler(call.request, ctx).then(
         (response) => callback(null, response),
-        (error: unknown) => {
+        (thrown: unknown) => {
+          const error = unavailableIfUnreachable(thrown);
           if (!isDomainError(error)) logger.error({ err: error }, 'unexpected error in gRPC handler');
           else if (error.kind === 'Internal' || error.kind === 'Unavailable')
             logger.warn({ err: error }, error.message);

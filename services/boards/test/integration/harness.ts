@@ -28,12 +28,16 @@ export const boardsApp = (): BoardsApp => app;
  * Registers the suite's hooks: migrate (twice: it is idempotent), boot the service, and tear down. No event
  * consumer unless the suite asks for one (its own group, so the stack's boards service does not share its work).
  */
-export function useBoardsService(options: BoardsAppOptions = { consumerGroup: false }): void {
+export function useBoardsService(
+  options: BoardsAppOptions = { consumerGroup: false },
+  /** Where the service finds PostgreSQL (a relay in front of it, for the outage test); read in beforeAll. */
+  databaseUrl: () => string = () => BOARDS_DATABASE_URL,
+): void {
   beforeAll(async () => {
     await migrate(admin, { schema: 'boards', dir: MIGRATIONS_DIR });
     await migrate(admin, { schema: 'boards', dir: MIGRATIONS_DIR });
     const config = loadBoardsConfig({
-      DATABASE_URL: BOARDS_DATABASE_URL,
+      DATABASE_URL: databaseUrl(),
       KAFKA_BROKERS,
       OUTBOX_INTERVAL_MS: '100',
       GRPC_PORT: '0',

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ERROR_TABLE, isDomainError, type Logger } from '@flowboard/service-kit';
+import { ERROR_TABLE, isDomainError, unavailableIfUnreachable, type Logger } from '@flowboard/service-kit';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -19,16 +19,18 @@ export function sendJson(
 }
 
 /**
- * Errors as `{kind, problem, message}` with the HTTP status of service-kit's one error table. Unknown errors are
- * logged and answered with a generic 500. After the headers went out, the connection is cut instead.
+ * Errors as `{kind, problem, message}` with the HTTP status of service-kit's one error table; the database or the
+ * object store out of reach is a 503, as on the gRPC side. Unknown errors are logged and answered with a generic
+ * 500. After the headers went out, the connection is cut instead.
  */
 export function sendError(
   req: IncomingMessage,
   res: ServerResponse,
-  error: unknown,
+  thrown: unknown,
   logger: Logger,
   headers: Record<string, string> = {},
 ): void {
+  const error = unavailableIfUnreachable(thrown);
   const known = isDomainError(error) && error.kind !== 'Internal' ? error : undefined;
   if (!known) logger.error({ err: error }, 'unexpected error in HTTP handler');
   else if (known.kind === 'Unavailable') logger.warn({ err: error }, known.message);

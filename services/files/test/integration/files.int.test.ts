@@ -4,29 +4,14 @@ import * as grpc from '@grpc/grpc-js';
 import { createPool, migrate } from '@flowboard/pg-kit';
 import { loadFilesProto, type files } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import {
-  installInMemoryTracing,
-  requireEnv,
-  traceparent,
-  waitFor,
-  type InMemoryTracing,
-} from '@flowboard/testing';
+import { installInMemoryTracing, traceparent, waitFor, type InMemoryTracing } from '@flowboard/testing';
 import { createApp, type FilesApp } from '../../src/app';
 import { createMinioClient } from '../../src/blob/minio-blob-store';
-import { loadFilesConfig } from '../../src/config';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
 import { MAX_PARTS } from '../../src/http/multipart';
+import { env, startFiles, testConfig } from './harness';
 
 // Real PostgreSQL (schema `files`), real MinIO, the real gRPC and HTTP servers on port 0.
-const env = requireEnv(
-  'FILES_DATABASE_URL',
-  'S3_ENDPOINT',
-  'S3_REGION',
-  'S3_ACCESS_KEY',
-  'S3_SECRET_KEY',
-  'S3_BUCKET',
-  'KAFKA_BROKERS',
-);
 
 const MiB = 1024 * 1024;
 // Odd on purpose, and above the 8 MiB part size, so a file of exactly the limit goes through a multipart upload.
@@ -59,29 +44,11 @@ beforeAll(async () => {
   tracing = installInMemoryTracing();
   await migrate(db, { schema: 'files', dir: MIGRATIONS_DIR });
   await migrate(db, { schema: 'files', dir: MIGRATIONS_DIR }); // idempotent
-  const config = loadFilesConfig({
-    DATABASE_URL: env.FILES_DATABASE_URL,
-    S3_ENDPOINT: env.S3_ENDPOINT,
-    S3_REGION: env.S3_REGION,
-    S3_ACCESS_KEY: env.S3_ACCESS_KEY,
-    S3_SECRET_KEY: env.S3_SECRET_KEY,
-    S3_BUCKET: env.S3_BUCKET,
-    GRPC_PORT: '0',
-    HTTP_PORT: '0',
-    METRICS_PORT: '0',
-    MAX_FILE_BYTES: String(MAX_FILE_BYTES),
-    KAFKA_BROKERS: env.KAFKA_BROKERS,
-    KAFKA_GROUP_ID: `files-int-${ACCOUNT}`, // never the real service's group: it would take its partitions
-    SWEEP_INTERVAL_SECONDS: '0',
-    LOG_LEVEL: 'silent',
-  });
-  app = createApp(config, createLogger('files-test', 'silent'));
-  const { grpcPort, httpPort } = await app.start();
-  base = `http://127.0.0.1:${httpPort}`;
-  client = new (loadFilesProto().flowboard.files.v1.FilesService)(
-    `127.0.0.1:${grpcPort}`,
-    grpc.credentials.createInsecure(),
-  );
+  // Never the real service's group: it would take its partitions.
+  ({ app, base, client } = await startFiles(
+    testConfig(`files-int-${ACCOUNT}`, { MAX_FILE_BYTES: String(MAX_FILE_BYTES) }),
+    createLogger('files-test', 'silent'),
+  ));
 });
 
 afterAll(async () => {

@@ -6,26 +6,17 @@ import { createKafka, KafkaPublisher } from '@flowboard/messaging';
 import { createPool, migrate } from '@flowboard/pg-kit';
 import { loadFilesProto, type files } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { requireEnv, waitFor } from '@flowboard/testing';
+import { waitFor } from '@flowboard/testing';
 import type { BlobStore } from '../../src/application/ports';
 import { makeSweepStorage } from '../../src/application/sweep-storage';
 import { createApp, type FilesApp } from '../../src/app';
 import { createMinioBlobStore, createMinioClient } from '../../src/blob/minio-blob-store';
-import { loadFilesConfig } from '../../src/config';
 import { attachmentRepository } from '../../src/db/attachment-repository';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
+import { env, startFiles, testConfig } from './harness';
 import { quotaRepository } from '../../src/db/quota-repository';
 
 // The storage quota, deletion events and the sweeper against real PostgreSQL, MinIO and Kafka.
-const env = requireEnv(
-  'FILES_DATABASE_URL',
-  'S3_ENDPOINT',
-  'S3_REGION',
-  'S3_ACCESS_KEY',
-  'S3_SECRET_KEY',
-  'S3_BUCKET',
-  'KAFKA_BROKERS',
-);
 jest.setTimeout(60_000);
 
 const USER = 42;
@@ -53,28 +44,8 @@ const publisher = new KafkaPublisher(kafka);
 
 beforeAll(async () => {
   await migrate(db, { schema: 'files', dir: MIGRATIONS_DIR });
-  const config = loadFilesConfig({
-    DATABASE_URL: env.FILES_DATABASE_URL,
-    S3_ENDPOINT: env.S3_ENDPOINT,
-    S3_REGION: env.S3_REGION,
-    S3_ACCESS_KEY: env.S3_ACCESS_KEY,
-    S3_SECRET_KEY: env.S3_SECRET_KEY,
-    S3_BUCKET: env.S3_BUCKET,
-    GRPC_PORT: '0',
-    HTTP_PORT: '0',
-    METRICS_PORT: '0',
-    KAFKA_BROKERS: env.KAFKA_BROKERS,
-    KAFKA_GROUP_ID: `files-quota-int-${randomId()}`, // own group: the running service keeps its partitions
-    SWEEP_INTERVAL_SECONDS: '0',
-    LOG_LEVEL: 'silent',
-  });
-  app = createApp(config, logger);
-  const { grpcPort, httpPort } = await app.start();
-  base = `http://127.0.0.1:${httpPort}`;
-  client = new (loadFilesProto().flowboard.files.v1.FilesService)(
-    `127.0.0.1:${grpcPort}`,
-    grpc.credentials.createInsecure(),
-  );
+  // Own consumer group: the running service keeps its partitions.
+  ({ app, base, client } = await startFiles(testConfig(`files-quota-int-${randomId()}`), logger));
 });
 
 afterAll(async () => {

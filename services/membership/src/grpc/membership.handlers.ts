@@ -17,7 +17,6 @@ import type { createProjectMemberUseCases } from '../application/project-members
 import type { createRoleMemberUseCases } from '../application/role-members';
 import type { createRoleUseCases } from '../application/roles';
 import type { createSignUp } from '../application/sign-up';
-import { translateInfrastructureError } from '../db/errors';
 import {
   toAccountMessage,
   fromAccessMessage,
@@ -55,15 +54,9 @@ export function createMembershipHandlers(
   useCases: UseCases,
   logger: Logger,
 ): membership.MembershipServiceHandlers {
-  // unary() maps DomainErrors to gRPC statuses; an unreachable database is made a DomainError first (503).
+  // unary() maps DomainErrors to gRPC statuses, and an unreachable database to UNAVAILABLE (503).
   const handle = <Req, Res>(fn: (request: Req, ctx: CallContext) => Promise<Res>) =>
-    unary<Req, Res>(logger, async (request, ctx) => {
-      try {
-        return await fn(request, ctx);
-      } catch (err) {
-        throw translateInfrastructureError(err);
-      }
-    });
+    unary<Req, Res>(logger, fn);
 
   return {
     SignUp: handle(async (req: membership.SignUpRequest__Output) => {

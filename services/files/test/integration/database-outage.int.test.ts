@@ -1,0 +1,79 @@
+import * as grpc from '@grpc/grpc-js';
+import type { files } from '@flowboard/proto';
+import { createLogger } from '@flowboard/service-kit';
+import { startTcpProxy, type TcpProxy } from '@flowboard/testing';
+import { env, startFiles, testConfig, type StartedFiles } from './harness';
+
+// PostgreSQL taken away from this files instance only (a relay in front of the real server, cut and restored): its
+// gRPC calls answer UNAVAILABLE and its upload stream 503 (the gateway's 503 either way), nothing is half-written,
+// and it serves again after.
+const randomId = () => 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
+let db: TcpProxy;
+let files: StartedFiles;
+
+beforeAll(async () => {
+  const url = new URL(env.FILES_DATABASE_URL);
+  db = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  files = await startFiles(
+    testConfig(`files-outage-int-${randomId()}`, { DATABASE_URL: db.through(env.FILES_DATABASE_URL) }),
+    createLogger('files-outage-test', 'silent'),
+  );
+});
+
+afterAll(async () => {
+  await files?.stop();
+  await db?.close();
+});
+
+function listAttachments(projectId: number, storyId: number): Promise<files.ListAttachmentsResponse__Output> {
+  const metadata = new grpc.Metadata();
+  metadata.set('x-flowboard-user-id', '42');
+  return new Promise((resolve, reject) =>
+    files.client.ListAttachments(
+      { project_id: projectId, story_id: storyId },
+      metadata,
+      { deadline: Date.now() + 10_000 },
+      (err, res) => (err ? reject(err) : resolve(res!)),
+    ),
+  );
+}
+
+async function upload(projectId: number, storyId: number, name: string) {
+  const form = new FormData();
+  form.append('file', new Blob([`contents of ${name}`], { type: 'text/plain' }), name);
+  const res = await fetch(`${files.base}/internal/projects/${projectId}/stories/${storyId}/attachments`, {
+    method: 'POST',
+    headers: {
+      'x-flowboard-user-id': '42',
+      'x-request-id': 'files-outage-test',
+      'x-flowboard-account-id': String(randomId()),
+      'x-flowboard-storage-limit': String(2 ** 40),
+    },
+    body: form,
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+it('answers UNAVAILABLE and 503 while its database is unreachable, and serves again once it is back', async () => {
+  const [projectId, storyId] = [randomId(), randomId()];
+  expect((await upload(projectId, storyId, 'before.txt')).status).toBe(200);
+
+  await db.cut();
+  try {
+    const failed = await listAttachments(projectId, storyId).then(
+      () => undefined,
+      (err: grpc.ServiceError) => err,
+    );
+    expect([failed?.code, failed?.details]).toEqual([
+      grpc.status.UNAVAILABLE,
+      'A backing service is unavailable',
+    ]);
+    const refused = await upload(projectId, storyId, 'during.txt');
+    expect([refused.status, refused.json.kind]).toEqual([503, 'Unavailable']);
+  } finally {
+    await db.restore();
+  }
+
+  const after = await listAttachments(projectId, storyId);
+  expect(after.attachments.map((a) => a.file_name)).toEqual(['before.txt']);
+});
