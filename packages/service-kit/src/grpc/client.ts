@@ -5,23 +5,48 @@ import type { MetricsRegistry } from '../metrics';
 import { contextToMetadata } from './metadata';
 import { observeClient, startClientCall } from './observe';
 
-type ClientConstructor<C extends grpc.Client> = new (
+type ClientConstructor<C extends grpc.Client> = (new (
   address: string,
   credentials: grpc.ChannelCredentials,
   options?: grpc.ClientOptions,
-) => C;
+) => C) & { service: grpc.ServiceDefinition };
 
 export interface GrpcClientOptions {
-  /** Fully qualified service name, for the retry policy. */
-  serviceName: string;
-  /** Methods safe to retry on UNAVAILABLE (reads and idempotent writes). Others are never retried. */
-  idempotentMethods?: string[];
   /** Where call counts and latencies go (`flowboard_grpc_client_*`); spans are made either way. */
   metrics?: MetricsRegistry;
 }
 
+/** The one retry policy of every client: a call lost with its connection is tried again, quickly, twice at most. */
+const RETRY_POLICY = {
+  maxAttempts: 3,
+  initialBackoff: '0.05s',
+  maxBackoff: '0.5s',
+  backoffMultiplier: 2,
+  retryableStatusCodes: ['UNAVAILABLE'],
+};
+
+/** `flowboard.boards.v1.BoardsService`, from the methods' paths (`/<service>/<method>`). */
+export function serviceNameOf(service: grpc.ServiceDefinition): string {
+  const [first] = Object.values(service);
+  return first?.path.split('/')[1] ?? '';
+}
+
 /**
- * One long-lived client per upstream, created at boot. Retries are declared in the channel's service config.
+ * The methods the proto declares safe to repeat, `option idempotency_level = NO_SIDE_EFFECTS` (reads) or
+ * `IDEMPOTENT` (a write whose repetition changes nothing more): only those are retried. The proto says it once, for
+ * every client; no list to keep in step.
+ */
+export function retryableMethods(service: grpc.ServiceDefinition): string[] {
+  const methods = Object.values(service).filter((method) => {
+    const level = (method as { options?: { idempotency_level?: unknown } }).options?.idempotency_level;
+    return level === 'NO_SIDE_EFFECTS' || level === 'IDEMPOTENT';
+  });
+  return [...new Set(methods.map((method) => method.path.split('/')[2]!))].sort();
+}
+
+/**
+ * One long-lived client per upstream, created at boot. Retries are declared in the channel's service config, for
+ * the methods the proto marks idempotent (`retryableMethods`).
  *
  * Every call waits for a connection (waitForReady, set per call by unaryCall: grpc-js takes it from the call's
  * options, not from the service config), within its deadline, instead of failing at once while the channel reconnects:
@@ -34,21 +59,12 @@ export interface GrpcClientOptions {
 export function createGrpcClient<C extends grpc.Client>(
   Ctor: ClientConstructor<C>,
   address: string,
-  options: GrpcClientOptions,
+  options: GrpcClientOptions = {},
 ): C {
-  const methodConfig = options.idempotentMethods?.length
-    ? [
-        {
-          name: options.idempotentMethods.map((method) => ({ service: options.serviceName, method })),
-          retryPolicy: {
-            maxAttempts: 3,
-            initialBackoff: '0.05s',
-            maxBackoff: '0.5s',
-            backoffMultiplier: 2,
-            retryableStatusCodes: ['UNAVAILABLE'],
-          },
-        },
-      ]
+  const serviceName = serviceNameOf(Ctor.service);
+  const retryable = retryableMethods(Ctor.service);
+  const methodConfig = retryable.length
+    ? [{ name: retryable.map((method) => ({ service: serviceName, method })), retryPolicy: RETRY_POLICY }]
     : [];
   const client = new Ctor(address, grpc.credentials.createInsecure(), {
     'grpc.service_config': JSON.stringify({ methodConfig }),
@@ -56,7 +72,7 @@ export function createGrpcClient<C extends grpc.Client>(
     'grpc.initial_reconnect_backoff_ms': 100,
     'grpc.max_reconnect_backoff_ms': 2_000,
   });
-  observeClient(client, options.serviceName, options.metrics);
+  observeClient(client, serviceName, options.metrics);
   return client;
 }
 

@@ -99,10 +99,7 @@ describe('gRPC calls carry the trace context in metadata and are counted', () =>
   });
 
   it('unaryCall makes a client span, and the server span is its child in the same trace', async () => {
-    const client = createGrpcClient(EchoClient as never, address, {
-      serviceName: 'test.v1.EchoService',
-      metrics: clientMetrics,
-    }) as Echo;
+    const client = createGrpcClient(EchoClient as never, address, { metrics: clientMetrics }) as Echo;
     await inSpan('request', {}, () => unaryCall(client, 'Echo', { text: 'hi' }, { deadlineMs: 5_000 }));
     await expect(unaryCall(client, 'Echo', { text: 'missing' }, { deadlineMs: 5_000 })).rejects.toMatchObject(
       { kind: 'NotFound' },

@@ -4,38 +4,10 @@ import { storyBatcher } from './story-batcher';
 
 export const BOARDS_SERVICE = 'flowboard.boards.v1.BoardsService';
 
-/** Typed calls to boards with deadlines; CreateBoard is idempotent, so it retries like the reads. */
+/** Typed calls to boards with deadlines; what retries is what the proto declares idempotent (CreateBoard, the reads). */
 export function createBoardsClient(address: string, deadlineMs: number, metrics?: MetricsRegistry) {
   const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
-  const client = createGrpcClient(BoardsService, address, {
-    serviceName: BOARDS_SERVICE,
-    metrics,
-    idempotentMethods: [
-      'CreateBoard',
-      'ListPhases',
-      'BatchGetStories',
-      'ListStories',
-      'GetPhase',
-      'ListPhaseStories',
-      'ListTasks',
-      'GetTask',
-      'BatchGetStoryTasks',
-      'ListComments',
-      'GetComment',
-      'BatchGetStoryComments',
-      // Tags (helper 1)
-      'ListTags',
-      'GetTag',
-      'BatchGetTagStories',
-      'ListTagStories',
-      'ListStoryTags',
-      'BatchGetStoryTags',
-      'BatchGetStoryHistory',
-      'BatchGetProjectMetrics',
-      'BatchListPhases',
-      'ListOwnedStories',
-    ],
-  });
+  const client = createGrpcClient(BoardsService, address, { metrics });
   const options = { deadlineMs };
   const readStory = storyBatcher((projectId, storyIds) =>
     unaryCall(client, 'BatchGetStories', { project_id: projectId, story_ids: storyIds }, options).then(

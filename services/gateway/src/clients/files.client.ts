@@ -6,11 +6,7 @@ export const FILES_SERVICE = 'flowboard.files.v1.FilesService';
 /** Typed calls to files' metadata RPCs (the bytes go over its HTTP port, see files-proxy.ts). */
 export function createFilesClient(address: string, deadlineMs: number, metrics?: MetricsRegistry) {
   const { FilesService } = loadFilesProto().flowboard.files.v1;
-  const client = createGrpcClient(FilesService, address, {
-    serviceName: FILES_SERVICE,
-    metrics,
-    idempotentMethods: ['ListAttachments', 'GetAttachment', 'RenameAttachment', 'GetStorageUsage'],
-  });
+  const client = createGrpcClient(FilesService, address, { metrics });
   const options = { deadlineMs };
   return {
     listAttachments: (

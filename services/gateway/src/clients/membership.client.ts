@@ -5,33 +5,11 @@ export const MEMBERSHIP_SERVICE = 'flowboard.membership.v1.MembershipService';
 
 /**
  * Typed calls to membership, each with the configured deadline; the caller and request id travel in metadata
- * from the request context. Reads retry on UNAVAILABLE (channel service config); writes never do.
+ * from the request context. Reads retry on UNAVAILABLE, as the proto's `idempotency_level` declares them; writes never do.
  */
 export function createMembershipClient(address: string, deadlineMs: number, metrics?: MetricsRegistry) {
   const { MembershipService } = loadMembershipProto().flowboard.membership.v1;
-  const client = createGrpcClient(MembershipService, address, {
-    serviceName: MEMBERSHIP_SERVICE,
-    metrics,
-    idempotentMethods: [
-      'AuthenticateApiKey',
-      'GetCurrentUser',
-      'BatchGetUsers',
-      'GetProject',
-      'GetProjectAccess',
-      'ListRoles',
-      'GetRole',
-      'ListRoleMembers',
-      'ListProjectMembers',
-      'GetProjectMember',
-      'ListInvites',
-      'GetInvite',
-      'ListProjects',
-      'ListReadableProjects',
-      'ListApiKeys',
-      'GetProjectAccount',
-      'GetAccount',
-    ],
-  });
+  const client = createGrpcClient(MembershipService, address, { metrics });
   const options = { deadlineMs };
   return {
     signUp: (request: membership.SignUpRequest) => unaryCall(client, 'SignUp', request, options),

@@ -1,0 +1,28 @@
+import { loadBoardsProto, loadFilesProto, loadMembershipProto } from '@flowboard/proto';
+import { retryableMethods } from '@flowboard/service-kit';
+
+// The retry policy comes from the protos' `option idempotency_level`. A read that lost its option would lose its
+// retries without any other test noticing; so every read by name declares itself free of side effects.
+const services = {
+  boards: loadBoardsProto().flowboard.boards.v1.BoardsService.service,
+  membership: loadMembershipProto().flowboard.membership.v1.MembershipService.service,
+  files: loadFilesProto().flowboard.files.v1.FilesService.service,
+};
+
+describe.each(Object.entries(services))('%s proto', (_, service) => {
+  const methods = Object.values(service).map((m) => m.path.split('/')[2]!);
+
+  it('marks every Get, List and Batch read retryable', () => {
+    const reads = methods.filter((name) => /^(Get|List|Batch)/.test(name));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.filter((name) => !retryableMethods(service).includes(name))).toEqual([]);
+  });
+
+  it('never marks a create, delete, add, remove, set or reorder retryable, unless it says why in the proto', () => {
+    const writes = retryableMethods(service).filter((name) =>
+      /^(Create|Delete|Add|Remove|Set|Reorder|Accept|Update|SignUp)/.test(name),
+    );
+    // CreateBoard: a second call returns the phases the first made (see its comment in the proto).
+    expect(writes).toEqual(service === services.boards ? ['CreateBoard'] : []);
+  });
+});
