@@ -184,6 +184,7 @@ PHASES+=(deps) STATUS[deps]=ok SECS[deps]=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN
 run_phase build npx turbo run build --output-logs=errors-only
 run_phase format npx prettier --check . --log-level warn
 run_phase lint+typecheck npx turbo run lint typecheck --output-logs=errors-only
+run_phase imports npm run --silent check:imports   # no import circles; the layer rules of docs/design.md
 run_phase chart bash scripts/chart-check.sh
 run_phase compose bash scripts/compose-check.sh
 # Test tiers run with --continue: every workspace's tests run and count even when one fails.

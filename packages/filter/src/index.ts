@@ -1,8 +1,8 @@
 import { DomainError } from '@flowboard/service-kit';
 
 /**
- * The `where=` filter language (api-compat §4.2), parsed into an AST; the repository compiles the AST into
- * parameterised SQL, so values never reach SQL text.
+ * The `where=` filter language (docs/compat.md §4.2), parsed into an AST; the repository compiles the AST
+ * into parameterised SQL, so values never reach SQL text.
  *
  *   expr    = andExpr { "or" andExpr }
  *   andExpr = unary { "and" unary }

@@ -1,4 +1,4 @@
-import { EventConsumer, type EventConsumerOptions } from './index';
+import { EventConsumer, type EventConsumerOptions } from './event-consumer';
 import type { Logger } from '@flowboard/service-kit';
 
 /** What BackgroundConsumer needs of one group member (EventConsumer; a stand-in in unit tests). */

@@ -1,4 +1,6 @@
-import type { OutgoingMessage, Publisher } from './index';
+import type { Kafka } from 'kafkajs';
+import { ensureTopics } from './kafka';
+import { KafkaPublisher, type OutgoingMessage, type Publisher } from './publisher';
 
 /**
  * Makes sure a topic exists before publishing to it, lazily: on the first publish to the topic, and again
@@ -55,3 +57,10 @@ export class TopicEnsuringPublisher implements Publisher {
     return this.inner.disconnect();
   }
 }
+
+/**
+ * The outbox relays' publisher: Kafka is never needed to start or to answer a call, so topics are ensured on the
+ * first publish to each (with our partition count), not at start-up.
+ */
+export const createLazyTopicPublisher = (kafka: Kafka): TopicEnsuringPublisher =>
+  new TopicEnsuringPublisher(new KafkaPublisher(kafka), (topics) => ensureTopics(kafka, topics));

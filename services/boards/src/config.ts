@@ -16,7 +16,7 @@ export const configSchema = z.object({
   /** How often the outbox relay looks for unpublished events (it is also woken after each story delete). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   LOG_LEVEL: env.logLevel(),
-  // Project metrics (api-compat §5.2): stories that entered Archive within this many days.
+  // Project metrics (docs/compat.md §5.2): stories that entered Archive within this many days.
   METRICS_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 

@@ -31,7 +31,7 @@ export const configSchema = z.object({
   RESPONSE_CACHE_MB: z.coerce.number().int().min(0).default(64),
   /** How long a cached answer lives at most: the bound on staleness if a version advance is ever lost. */
   RESPONSE_CACHE_TTL_SECONDS: positiveInt(10),
-  /** Rate limiting (api-compat §3.3): on unless `false`; counters in Redis, fixed windows. */
+  /** Rate limiting (docs/compat.md §3.3): on unless `false`; counters in Redis, fixed windows. */
   RATE_LIMIT_ENABLED: env.bool(true),
   /** Requests per API key per window. Generous: a busy script, not a person, reaches it. */
   RATE_LIMIT_POINTS: positiveInt(1200),

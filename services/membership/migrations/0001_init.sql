@@ -39,8 +39,9 @@ CREATE TABLE projects (
 -- Projects a user owns (project lists, collaborator counts).
 CREATE INDEX projects_owner_idx ON projects (owner_id);
 
--- Direct members. The owner is one too, and joining a role adds the user here as well, so that leaving or
--- deleting the role keeps them a member (api-compat §5.7); the access check still accepts any of the three.
+-- Direct members. The owner is one too, and joining a role adds the user here as well. At first, leaving or
+-- deleting the role kept them a member; now losing the last role of the project removes the row
+-- (docs/compat.md §5.7, removeRolelessMembers). The access check still accepts any of the three.
 CREATE TABLE project_members (
   project_id bigint NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
   user_id    bigint NOT NULL REFERENCES users (id) ON DELETE CASCADE,

@@ -19,8 +19,8 @@ export const configSchema = z.object({
   /** How often the outbox relay looks for unpublished events (it is also woken after each invite). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   /**
-   * Collaborators an account may have unless an operator set its own limit (api-compat §5.7: off by default).
-   * Unset or empty: no limit.
+   * Collaborators an account may have unless an operator set its own limit (docs/compat.md §5.7: off by
+   * default). Unset or empty: no limit.
    */
   DEFAULT_COLLABORATOR_LIMIT: z.preprocess(
     (v) => (v === '' ? undefined : v),

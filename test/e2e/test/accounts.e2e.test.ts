@@ -13,9 +13,10 @@ import {
 } from './support';
 
 /**
- * Accounts and limits through the gateway against the real stack (api-compat §3.3, §5.7; a flowboard addition
- * for `/me/account`): the caller's account in JSON and XML, collaborators and storage in use, 402 `plan-limit`
- * on every operation that adds collaborators, the order of checks, and no overshoot under concurrency.
+ * Accounts and limits through the gateway against the real stack (docs/compat.md §3.3, §5.7; a flowboard
+ * addition for `/me/account`): the caller's account in JSON and XML, collaborators and storage in use, 402
+ * `plan-limit` on every operation that adds collaborators, the order of checks, and no overshoot under
+ * concurrency.
  */
 jest.setTimeout(90_000);
 
@@ -79,7 +80,7 @@ describe('GET /me/account', () => {
   it("answers the caller's limits and usage in JSON and XML", async () => {
     const user = await signUp('acct');
     const fresh = await account(user.key);
-    // No collaborator limit by default (api-compat §5.7): JSON leaves the key out.
+    // No collaborator limit by default (docs/compat.md §5.7): JSON leaves the key out.
     expect(Object.keys(fresh)).toEqual(ACCOUNT_KEYS.filter((k) => k !== 'collaboratorLimit'));
     expect(fresh).toEqual({
       id: user.id,

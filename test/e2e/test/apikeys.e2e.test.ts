@@ -1,6 +1,6 @@
 import { api, childNames, signUp, sorted, XML_HEADERS, type SignedUp } from './support';
 
-/** `/me/apikeys` and `PUT /me` (api-compat §5.1, §6). */
+/** `/me/apikeys` and `PUT /me` (docs/compat.md §5.1, §6). */
 jest.setTimeout(60_000);
 
 let user: SignedUp;

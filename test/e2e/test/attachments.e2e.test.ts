@@ -15,9 +15,9 @@ import {
 } from './support';
 
 /**
- * Attachments through the gateway against real files, PostgreSQL and MinIO (spec "Attachments", api-compat
- * §4.2, §5.6, §6): upload, list, get, rename, delete (object included), byte-exact downloads and ranges, XML, and
- * the access matrix (Read lists and downloads; ReadWrite uploads, renames and deletes).
+ * Attachments through the gateway against real files, PostgreSQL and MinIO (spec "Attachments",
+ * docs/compat.md §4.2, §5.6, §6): upload, list, get, rename, delete (object included), byte-exact downloads
+ * and ranges, XML, and the access matrix (Read lists and downloads; ReadWrite uploads, renames and deletes).
  */
 jest.setTimeout(60_000);
 

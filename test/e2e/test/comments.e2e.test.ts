@@ -12,9 +12,9 @@ import {
 } from './support';
 
 /**
- * Comments through the gateway against real boards and membership (spec "Comments", api-compat §5.6): create
- * (the caller is the author), list by createTime, get, update by the author only (403 otherwise), delete by the
- * author or a project admin, `with=comments` on stories, XML, and write access.
+ * Comments through the gateway against real boards and membership (spec "Comments", docs/compat.md §5.6):
+ * create (the caller is the author), list by createTime, get, update by the author only (403 otherwise),
+ * delete by the author or a project admin, `with=comments` on stories, XML, and write access.
  */
 jest.setTimeout(60_000);
 

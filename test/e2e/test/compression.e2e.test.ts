@@ -3,9 +3,9 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { GATEWAY_URL, api, createProject, signUp, type SignedUp } from './support';
 
 /**
- * Compression through the real gateway (api-compat §1.3): gzip or deflate when the client accepts it, nothing
- * otherwise; attachment downloads and byte ranges go out as stored. Raw node:http, because fetch would
- * decompress silently.
+ * Compression through the real gateway (docs/compat.md §1.3): gzip or deflate when the client accepts it,
+ * nothing otherwise; attachment downloads and byte ranges go out as stored. Raw node:http, because fetch
+ * would decompress silently.
  */
 jest.setTimeout(60_000);
 

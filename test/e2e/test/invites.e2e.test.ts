@@ -11,7 +11,10 @@ import {
   type SignedUp,
 } from './support';
 
-/** Invites after creation (api-compat §5.7, §6): list/get/delete (Admin), accept (any key), expiry via 404. */
+/**
+ * Invites after creation (docs/compat.md §5.7, §6): list/get/delete (Admin), accept (any key), expiry via
+ * 404.
+ */
 jest.setTimeout(60_000);
 
 let owner: SignedUp;

@@ -1,8 +1,8 @@
 import { api, childNames, createProject, signUp, XML_HEADERS, type SignedUp } from './support';
 
 /**
- * `GET /api/v1/me/stories` and `/api/v1/me?with=stories` (spec "Current user", api-compat §4.1, §5.1): the
- * stories the caller owns, in every project where they have Read or better, ordered by project id, phase
+ * `GET /api/v1/me/stories` and `/api/v1/me?with=stories` (spec "Current user", docs/compat.md §4.1, §5.1):
+ * the stories the caller owns, in every project where they have Read or better, ordered by project id, phase
  * index, board position. Projects the caller cannot read (not a member, removed, or `none` access) never show.
  */
 jest.setTimeout(60_000);

@@ -9,7 +9,10 @@ import {
   type SignedUp,
 } from './support';
 
-/** `P/members` through the gateway (api-compat §5.2), the access matrix and revocation: removed → next 404. */
+/**
+ * `P/members` through the gateway (docs/compat.md §5.2), the access matrix and revocation: removed → next
+ * 404.
+ */
 jest.setTimeout(60_000);
 
 let owner: SignedUp;

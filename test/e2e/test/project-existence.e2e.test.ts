@@ -3,7 +3,7 @@ import { routeTable } from '../../../services/gateway/src/http/routes';
 import { GATEWAY_URL, api, createProject, signUp, type SignedUp } from './support';
 
 /**
- * api-compat §3.2: a project the caller cannot see answers exactly like one that does not exist, on every
+ * docs/compat.md §3.2: a project the caller cannot see answers exactly like one that does not exist, on every
  * route. The routes come from the gateway's own table (so a new route is covered the day it is added); a
  * stranger calls each with the ids of a real project full of things, and with an unknown project id, and the
  * two answers must be the same: status, content type, body (less the request id).

@@ -12,7 +12,7 @@ import {
   type SignedUp,
 } from './support';
 
-/** GET /projects, PUT P, DELETE P (api-compat §5.2, §6). */
+/** GET /projects, PUT P, DELETE P (docs/compat.md §5.2, §6). */
 jest.setTimeout(60_000);
 
 let owner: SignedUp;

@@ -1,9 +1,9 @@
 import { GATEWAY_URL, signUp } from './support';
 
 /**
- * Rate limiting through the real stack (api-compat §3.3): counters in the stack's Redis, the gateway's default
- * limits. Only this file's own key and its own client address (X-Forwarded-For, which the local gateway trusts
- * from loopback) reach a limit, so no other test file is slowed down.
+ * Rate limiting through the real stack (docs/compat.md §3.3): counters in the stack's Redis, the gateway's
+ * default limits. Only this file's own key and its own client address (X-Forwarded-For, which the local
+ * gateway trusts from loopback) reach a limit, so no other test file is slowed down.
  */
 jest.setTimeout(60_000);
 

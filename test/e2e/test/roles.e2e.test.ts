@@ -14,8 +14,8 @@ import {
 } from './support';
 
 /**
- * Roles and members through the gateway (spec "Roles and members", api-compat §5.7): shapes in JSON and XML,
- * the access matrix of every role endpoint, the last-admin rule and immediate revocation.
+ * Roles and members through the gateway (spec "Roles and members", docs/compat.md §5.7): shapes in JSON and
+ * XML, the access matrix of every role endpoint, the last-admin rule and immediate revocation.
  */
 jest.setTimeout(60_000);
 

@@ -2,7 +2,7 @@ import { api, childNames, createProject, signUp, sorted, XML_HEADERS, type Signe
 
 /**
  * Story enrichments `milestones`, `steps`, `metrics` and the project `metrics` enrichment (spec "Story
- * enrichments", api-compat §5.2, §5.3), in JSON and XML, through the gateway on the real stack.
+ * enrichments", docs/compat.md §5.2, §5.3), in JSON and XML, through the gateway on the real stack.
  */
 jest.setTimeout(60_000);
 

@@ -118,7 +118,7 @@ export async function accessLadderUsers(
     ['stranger', 'none', 'read', 'readwrite'].map((level) => signUp(`ladder-${level}`)),
   );
   const as = { key: owner.key };
-  // A member without a role: added while the project has no role named Members (api-compat §5.2), since
+  // A member without a role: added while the project has no role named Members (docs/compat.md §5.2), since
   // leaving one's last role now leaves the project too.
   const members = `${P}/roles/${(await api(`${P}/roles?where=name:Members`, as)).json.items[0].id}`;
   await api(members, { ...as, method: 'PUT', body: { name: 'Members (aside)' } });

@@ -12,10 +12,11 @@ import {
 } from './support';
 
 /**
- * Tags through the gateway against real boards and membership (spec "Tags", api-compat §4.2, §4.3, §5.3, §5.5):
- * create (409 on a duplicate name ignoring case), get by id or URL-encoded name, rename (stays on its stories),
- * delete (comes off its stories), the tag's stories, the story-scoped S/tags endpoints, `tags` on story create
- * (ignored on PUT S), `with=tags` / `with=stories`, `where=tag:`, JSON and XML both ways, and the access matrix.
+ * Tags through the gateway against real boards and membership (spec "Tags", docs/compat.md §4.2, §4.3, §5.3,
+ * §5.5): create (409 on a duplicate name ignoring case), get by id or URL-encoded name, rename (stays on its
+ * stories), delete (comes off its stories), the tag's stories, the story-scoped S/tags endpoints, `tags` on
+ * story create (ignored on PUT S), `with=tags` / `with=stories`, `where=tag:`, JSON and XML both ways, and
+ * the access matrix.
  */
 jest.setTimeout(120_000);
 

@@ -12,9 +12,10 @@ import {
 } from './support';
 
 /**
- * Tasks through the gateway against real boards and membership (spec "Tasks", api-compat §4.1, §4.2, §5.6):
- * create (appended), get, update (complete sets finishTime/finishedBy, reopen clears), reorder, delete,
- * `where` (every property 400), `with=tasks` on stories, `tasks` on story create, XML, and write access.
+ * Tasks through the gateway against real boards and membership (spec "Tasks", docs/compat.md §4.1, §4.2,
+ * §5.6): create (appended), get, update (complete sets finishTime/finishedBy, reopen clears), reorder,
+ * delete, `where` (every property 400), `with=tasks` on stories, `tasks` on story create, XML, and write
+ * access.
  */
 jest.setTimeout(60_000);
 

@@ -14,7 +14,7 @@ export type BatchGetProjectMetrics = (projectIds: readonly number[]) => Promise<
 export const MAX_BATCH_PROJECTS = 1000;
 
 /**
- * Project metrics (api-compat §5.2) of several projects in one query: the stories that are in Archive and
+ * Project metrics (docs/compat.md §5.2) of several projects in one query: the stories that are in Archive and
  * entered it within the last `windowDays`. Every requested project is in the answer, all 0 when nothing
  * finished (or it has no board).
  */

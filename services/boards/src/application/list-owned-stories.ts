@@ -25,7 +25,8 @@ export const MAX_OWNED_PROJECTS = 10_000;
 
 /**
  * `/me/stories`: the stories a user owns across the given projects, in project id, phase index, board position
- * order (api-compat §4.1), filtered by `where` (owner:/creator: match ids only: there is no single member list).
+ * order (docs/compat.md §4.1), filtered by `where` (owner:/creator: match ids only: there is no single member
+ * list).
  */
 export function makeListOwnedStories(reader: StoryHistoryReader): ListOwnedStories {
   return async (query) => {

@@ -21,7 +21,7 @@ export type ListPhaseStories = (
 const invalidParameter = (message: string) =>
   new DomainError('InvalidArgument', message, { problem: 'invalid-parameter' });
 
-/** GET P/phases/{id}/stories: the phase and a slice of its stories in board order (api-compat §5.4). */
+/** GET P/phases/{id}/stories: the phase and a slice of its stories in board order (docs/compat.md §5.4). */
 export function makeListPhaseStories(store: BoardsStore): ListPhaseStories {
   return async (query) => {
     const projectId = requirePositiveId('project_id', query.projectId);

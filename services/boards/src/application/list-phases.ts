@@ -7,8 +7,9 @@ import type { BoardsStore, PhaseRecord } from './ports';
 export type ListPhases = (projectId: number, where?: string) => Promise<PhaseRecord[]>;
 
 /**
- * A board's phases by position, narrowed by `where` over `name` (api-compat §4.2; a board has a handful of
- * phases, so matching is in memory). A board always has at least Backlog and Archive, so none means no board.
+ * A board's phases by position, narrowed by `where` over `name` (docs/compat.md §4.2; a board has a handful
+ * of phases, so matching is in memory). A board always has at least Backlog and Archive, so none means no
+ * board.
  */
 export function makeListPhases(store: BoardsStore): ListPhases {
   return async (rawProjectId, where = '') => {

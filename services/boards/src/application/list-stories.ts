@@ -19,9 +19,9 @@ const invalidParameter = (message: string) =>
   new DomainError('InvalidArgument', message, { problem: 'invalid-parameter' });
 
 /**
- * A page of a board's stories in board order, filtered by `where` (api-compat §4.2). The gateway has parsed and
- * clamped paging already; this re-checks it, since it is a contract of its own. A project without a board has
- * no stories (the gateway's access check has already said whether the project exists).
+ * A page of a board's stories in board order, filtered by `where` (docs/compat.md §4.2). The gateway has
+ * parsed and clamped paging already; this re-checks it, since it is a contract of its own. A project without
+ * a board has no stories (the gateway's access check has already said whether the project exists).
  */
 export function makeListStories(store: BoardsStore): ListStories {
   return async (query) => {

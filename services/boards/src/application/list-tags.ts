@@ -11,7 +11,10 @@ export interface ListTagsQuery {
 
 export type ListTags = (query: ListTagsQuery) => Promise<{ tags: TagRecord[]; total: number }>;
 
-/** A page of the project's tags by id; `where` with any term → 400 (tags have no filters, api-compat §4.2). */
+/**
+ * A page of the project's tags by id; `where` with any term → 400 (tags have no filters,
+ * docs/compat.md §4.2).
+ */
 export function makeListTags(store: BoardsStore): ListTags {
   return async (query) => {
     const projectId = projectKey(query.projectId);

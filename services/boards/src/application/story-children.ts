@@ -39,7 +39,9 @@ export function pageWindow(page: number, pageSize: number): { offset: number; li
   return { offset: (page - 1) * pageSize, limit: pageSize };
 }
 
-/** Tasks and comments have no filterable property: `where` is accepted, any term → 400 (api-compat §4.2). */
+/**
+ * Tasks and comments have no filterable property: `where` is accepted, any term → 400 (docs/compat.md §4.2).
+ */
 export function requireNoFilterTerms(where: string): void {
   parseFilter(where, []);
 }

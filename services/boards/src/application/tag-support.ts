@@ -5,7 +5,7 @@ import { MAX_TAG_REFS, parseTagPathRef, uniqueNames, type TagRef } from '../doma
 import type { BoardsRepositories, StoryRecord, TagRecord, UserAlias } from './ports';
 import { pageWindow } from './story-children';
 
-/** Shared steps of the tag use cases (api-compat §5.5). */
+/** Shared steps of the tag use cases (docs/compat.md §5.5). */
 
 export const tagNotFound = () => new DomainError('NotFound', 'Tag not found');
 
@@ -26,9 +26,9 @@ export async function resolvePathTag(
 }
 
 /**
- * The ids of the tags body references name, deduplicated, creating the tags named but unknown (api-compat §5.3:
- * an unknown name creates the tag; an unknown id → 400). Call inside the write's transaction, so a failed
- * write creates no tag.
+ * The ids of the tags body references name, deduplicated, creating the tags named but unknown
+ * (docs/compat.md §5.3: an unknown name creates the tag; an unknown id → 400). Call inside the write's
+ * transaction, so a failed write creates no tag.
  */
 export async function resolveTagRefs(
   repos: BoardsRepositories,
@@ -47,7 +47,8 @@ export async function resolveTagRefs(
   for (const ref of refs) {
     if (ref.kind === 'name') names.push(ref.name);
     else if (found.has(ref.id)) ids.add(ref.id);
-    // A numeric string that is no tag's id is a name (api-compat §1.4: a string in a tag reference is a name).
+    // A numeric string that is no tag's id is a name (docs/compat.md §1.4: a string in a tag reference is a
+    // name).
     else if (ref.name !== undefined) names.push(ref.name);
     else
       throw new DomainError('InvalidArgument', `Invalid ${field}: no tag ${ref.id} in this project.`, {

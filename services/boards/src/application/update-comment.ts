@@ -15,7 +15,10 @@ export interface UpdateCommentCommand {
 
 export type UpdateComment = (command: UpdateCommentCommand) => Promise<CommentRecord>;
 
-/** Only the author may change a comment (else PERMISSION_DENIED), checked before the body (api-compat §3.3). */
+/**
+ * Only the author may change a comment (else PERMISSION_DENIED), checked before the body
+ * (docs/compat.md §3.3).
+ */
 export function makeUpdateComment(store: BoardsStore): UpdateComment {
   return async (command) => {
     const key = storyKey(command.projectId, command.storyId);

@@ -21,10 +21,10 @@ const invalidParameter = (message: string) =>
   new DomainError('InvalidArgument', message, { problem: 'invalid-parameter' });
 
 /**
- * Bulk update (`PUT P/stories?where=`, api-compat §5.3): every story matching `where` gets the same changes, in
- * board order, in ONE transaction under the board row lock. Any failure rolls everything back and is a 400
- * (InvalidArgument) naming the story. Answers the requested page of the affected stories after the update
- * (they may no longer match `where`).
+ * Bulk update (`PUT P/stories?where=`, docs/compat.md §5.3): every story matching `where` gets the same
+ * changes, in board order, in ONE transaction under the board row lock. Any failure rolls everything back and
+ * is a 400 (InvalidArgument) naming the story. Answers the requested page of the affected stories after the
+ * update (they may no longer match `where`).
  */
 export function makeUpdateStories(store: BoardsStore): UpdateStories {
   return async (command) => {

@@ -8,7 +8,7 @@ import { nextStatus } from '../domain/story-status';
 import type { StoryColor } from '../domain/color';
 import type { BoardsRepositories, BoardsStore, StoryRecord, StoryWrite } from './ports';
 
-/** A partial update: only the properties present change (api-compat §1.4, §5.3). */
+/** A partial update: only the properties present change (docs/compat.md §1.4, §5.3). */
 export interface UpdateStoryCommand {
   projectId: number;
   storyId: number;

@@ -6,7 +6,10 @@ export const DEFAULT_COLOR: StoryColor = 'grey';
 
 const KNOWN: ReadonlySet<string> = new Set(STORY_COLORS);
 
-/** Any case is accepted and stored lowercase; empty means the default; anything else is refused (compat §5.3). */
+/**
+ * Any case is accepted and stored lowercase; empty means the default; anything else is refused
+ * (docs/compat.md §5.3).
+ */
 export function parseColor(input: string | undefined | null): StoryColor {
   const value = (input ?? '').trim().toLowerCase();
   if (value === '') return DEFAULT_COLOR;

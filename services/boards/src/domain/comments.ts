@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 
-/** Comment rules (spec "Comment", api-compat §5.6). */
+/** Comment rules (spec "Comment", docs/compat.md §5.6). */
 
 export const COMMENT_TEXT_LIMIT = 100_000;
 
@@ -16,7 +16,7 @@ export function parseCommentText(input: string | undefined | null): string {
   return value;
 }
 
-/** Only the author may edit a comment (spec "Comments", api-compat §5.6). */
+/** Only the author may edit a comment (spec "Comments", docs/compat.md §5.6). */
 export function requireCanEditComment(comment: { authorId: number }, caller: number): void {
   if (comment.authorId !== caller)
     throw new DomainError('PermissionDenied', 'Only the author of a comment may change it.');

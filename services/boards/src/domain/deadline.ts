@@ -14,9 +14,9 @@ const invalid = () =>
   );
 
 /**
- * Parses a deadline (compat §1.5): a date alone means T00:00:00; a `Z` or an offset is converted to UTC; without a
- * zone the time is already UTC; fractions of a second are dropped. Impossible dates (Feb 30, 24:00) are refused.
- * Empty input means "no deadline" (null).
+ * Parses a deadline (docs/compat.md §1.5): a date alone means T00:00:00; a `Z` or an offset is converted to
+ * UTC; without a zone the time is already UTC; fractions of a second are dropped. Impossible dates (Feb 30,
+ * 24:00) are refused. Empty input means "no deadline" (null).
  */
 export function parseDeadline(input: string | undefined | null): Date | null {
   const text = (input ?? '').trim();

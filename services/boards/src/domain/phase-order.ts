@@ -1,8 +1,8 @@
 import { DomainError } from '@flowboard/service-kit';
 
 /**
- * Phase order rules (spec "Phase" rules, api-compat §5.4), pure: Backlog is always at index 0 and Archive always
- * last; they never move; everything else lives strictly between them. Positions are dense (0..n-1).
+ * Phase order rules (spec "Phase" rules, docs/compat.md §5.4), pure: Backlog is always at index 0 and Archive
+ * always last; they never move; everything else lives strictly between them. Positions are dense (0..n-1).
  */
 
 const invalid = (message: string, problem: 'invalid-field' | 'invalid-body' = 'invalid-field') =>

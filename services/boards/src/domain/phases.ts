@@ -1,6 +1,6 @@
 /**
  * Phases (board columns). Backlog is always first and Archive always last (spec, "Phase" rules); a story's
- * status follows the position of the phase it enters (compat §5.3).
+ * status follows the position of the phase it enters (docs/compat.md §5.3).
  */
 
 export interface PhaseTemplate {
@@ -8,7 +8,7 @@ export interface PhaseTemplate {
   description: string;
 }
 
-/** The phases every new board starts with, at positions 0–4 (compat §5.4). */
+/** The phases every new board starts with, at positions 0–4 (docs/compat.md §5.4). */
 export const DEFAULT_PHASES: readonly PhaseTemplate[] = Object.freeze([
   { name: 'Backlog', description: 'Stories that will be worked on someday' },
   { name: 'Ready', description: 'Stories that are ready to be worked on' },
@@ -38,7 +38,7 @@ export function statusForPhasePosition(position: number, lastPosition: number): 
 
 export type StepType = 'backlog' | 'working' | 'ready' | 'blocked' | 'archive';
 
-/** A step is one period in one status (compat §5.3, "Steps"). */
+/** A step is one period in one status (docs/compat.md §5.3, "Steps"). */
 export function stepTypeForStatus(status: StoryStatus): StepType {
   switch (status) {
     case 'planned':

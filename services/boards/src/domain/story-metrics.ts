@@ -1,8 +1,8 @@
 import type { StepType } from './phases';
 
 /**
- * Story and project metrics (api-compat §5.2 "Metrics"), computed from a story's steps. Pure functions: the
- * repository reads the rows, these decide. Every time is whole seconds, as the API shows it.
+ * Story and project metrics (docs/compat.md §5.2 "Metrics"), computed from a story's steps. Pure functions:
+ * the repository reads the rows, these decide. Every time is whole seconds, as the API shows it.
  *
  * Steps mirror the phases where it matters: a story is `planned` (step `backlog`) exactly while in Backlog and
  * `finished` (step `archive`) exactly while in Archive (§5.3), so the steps alone say when it started and

@@ -25,11 +25,11 @@ const invalidState = (message: string) =>
   new DomainError('InvalidArgument', message, { problem: 'invalid-state' });
 
 /**
- * The status after an update (api-compat §5.3): a move first sets the automatic status of the phase entered
- * (Backlog planned, middle started, Archive finished; ready/blocked cleared); a `status` is then checked against
- * the (new) phase: only started/ready/blocked, only in a middle phase, else 400 `invalid-state`. `blocked` takes
- * the reason from the body (kept if absent); leaving `blocked` clears it; a reason sent when not blocked is
- * ignored.
+ * The status after an update (docs/compat.md §5.3): a move first sets the automatic status of the phase
+ * entered (Backlog planned, middle started, Archive finished; ready/blocked cleared); a `status` is then
+ * checked against the (new) phase: only started/ready/blocked, only in a middle phase, else 400
+ * `invalid-state`. `blocked` takes the reason from the body (kept if absent); leaving `blocked` clears it; a
+ * reason sent when not blocked is ignored.
  */
 export function nextStatus(state: StatusState, change: StatusChange): StatusState {
   let { status, blockedReason } = state;

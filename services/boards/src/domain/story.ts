@@ -2,7 +2,9 @@ import { DomainError } from '@flowboard/service-kit';
 import { parseColor, type StoryColor } from './color';
 import { parseDeadline } from './deadline';
 
-/** Length caps (compat §1.5), counted in characters (code points), as PostgreSQL's char_length does. */
+/**
+ * Length caps (docs/compat.md §1.5), counted in characters (code points), as PostgreSQL's char_length does.
+ */
 export const STORY_LIMITS = Object.freeze({
   text: 2000,
   size: 50,
@@ -37,7 +39,9 @@ export function parseStoryText(input: string | undefined | null): string {
   return checkText('text', value, STORY_LIMITS.text);
 }
 
-/** `size` and `priority`: free text, trimmed, at most 50 characters, `""` when unset (compat §5.3). */
+/**
+ * `size` and `priority`: free text, trimmed, at most 50 characters, `""` when unset (docs/compat.md §5.3).
+ */
 export function parseShortLabel(field: 'size' | 'priority', input: string | undefined | null): string {
   return checkText(field, (input ?? '').trim(), STORY_LIMITS[field]);
 }

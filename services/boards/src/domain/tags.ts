@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 
-/** Tag rules (spec "Tag", api-compat §5.5). */
+/** Tag rules (spec "Tag", docs/compat.md §5.5). */
 
 export const TAG_NAME_LIMIT = 200;
 /** At most this many tag references in one write: each new name costs a statement. */

@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 
-/** Task rules (spec "Task", api-compat §5.6). */
+/** Task rules (spec "Task", docs/compat.md §5.6). */
 
 export const TASK_STATUSES = ['incomplete', 'complete'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -36,7 +36,7 @@ export interface TaskCompletion {
 
 /**
  * The completion fields after a status change: completing sets the finish time and the finisher (the caller);
- * reopening clears both (api-compat §5.6). Setting the status a task already has changes nothing.
+ * reopening clears both (docs/compat.md §5.6). Setting the status a task already has changes nothing.
  */
 export function applyTaskStatus(
   current: TaskCompletion,
@@ -50,7 +50,7 @@ export function applyTaskStatus(
     : { status: 'incomplete', finishedAt: null, finishedBy: null };
 }
 
-/** `PUT S/tasks`: every current task exactly once (api-compat §5.6), else 400. */
+/** `PUT S/tasks`: every current task exactly once (docs/compat.md §5.6), else 400. */
 export function validateTaskOrder(current: readonly number[], requested: readonly number[]): void {
   const known = new Set(current);
   const seen = new Set<number>();

@@ -1,4 +1,4 @@
-/** API timestamps: UTC, whole seconds, no zone designator (`YYYY-MM-DDTHH:MM:SS`, compat §1.5). */
+/** API timestamps: UTC, whole seconds, no zone designator (`YYYY-MM-DDTHH:MM:SS`, docs/compat.md §1.5). */
 export function formatTimestamp(date: Date): string {
   return date.toISOString().slice(0, 19);
 }

@@ -86,7 +86,7 @@ export interface BoardsUseCases extends TagUseCases {
   listOwnedStories: ListOwnedStories;
 }
 
-/** Tags (api-compat §5.5). */
+/** Tags (docs/compat.md §5.5). */
 export interface TagUseCases {
   listTags: ListTags;
   getTag: GetTag;

@@ -14,7 +14,10 @@ import {
 
 useBoardsService();
 
-/** Tags over gRPC against real PostgreSQL (api-compat §5.5): the repository, use cases and handlers together. */
+/**
+ * Tags over gRPC against real PostgreSQL (docs/compat.md §5.5): the repository, use cases and handlers
+ * together.
+ */
 
 async function board(): Promise<number> {
   const projectId = newProjectId();

@@ -8,7 +8,9 @@ export type ListAttachments = (
   where?: string,
 ) => Promise<AttachmentRecord[]>;
 
-/** Attachments have no filterable property (api-compat §4.2): `where` is parsed, and any term is a 400. */
+/**
+ * Attachments have no filterable property (docs/compat.md §4.2): `where` is parsed, and any term is a 400.
+ */
 export const ATTACHMENT_FILTER_PROPERTIES: readonly string[] = [];
 
 /** A story's attachments by id; empty when it has none (the gateway has checked that the story exists). */

@@ -11,9 +11,9 @@ export type RenameAttachment = (
 ) => Promise<AttachmentRecord>;
 
 /**
- * PUT `filename`/`fileName` (api-compat §5.6): the new name goes through the upload's rules (last path segment,
- * no control or bidi characters, NFC, at most 200 characters). A blank name is refused rather than turned into
- * the upload's default "file": here the caller chose it. NotFound as for get.
+ * PUT `filename`/`fileName` (docs/compat.md §5.6): the new name goes through the upload's rules (last path
+ * segment, no control or bidi characters, NFC, at most 200 characters). A blank name is refused rather than
+ * turned into the upload's default "file": here the caller chose it. NotFound as for get.
  */
 export function makeRenameAttachment(attachments: AttachmentRepository): RenameAttachment {
   return async (projectId, storyId, attachmentId, rawFileName) => {

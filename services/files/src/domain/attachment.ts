@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DomainError } from '@flowboard/service-kit';
 
-/** 32 lowercase hex characters: an opaque storage identifier, never a credential (compat §5.6). */
+/** 32 lowercase hex characters: an opaque storage identifier, never a credential (docs/compat.md §5.6). */
 export const newAttachmentToken = (): string => randomBytes(16).toString('hex');
 
 const TOKEN = /^[0-9a-f]{32}$/;

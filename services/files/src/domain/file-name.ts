@@ -1,6 +1,6 @@
 /**
- * File names come from the multipart part's `filename` (compat §5.6: "the part's filename minus any path").
- * They are display data only: storage keys never derive from them (see object-key.ts).
+ * File names come from the multipart part's `filename` (docs/compat.md §5.6: "the part's filename minus any
+ * path"). They are display data only: storage keys never derive from them (see object-key.ts).
  */
 
 export const MAX_FILE_NAME_LENGTH = 200;

@@ -83,7 +83,8 @@ export async function* readMultipartFiles(
       ),
     );
     const declared = sniffer?.declaredContentType[fileIndex++] ?? true;
-    // No Content-Type of its own: left unset, so the upload stores application/octet-stream (api-compat §5.6).
+    // No Content-Type of its own: left unset, so the upload stores application/octet-stream
+    // (docs/compat.md §5.6).
     const contentType = declared ? info.mimeType : undefined;
     queue.push({ fileName: info.filename, contentType, content: guarded(stream) });
     notify();

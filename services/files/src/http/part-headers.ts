@@ -15,8 +15,9 @@ export function multipartBoundary(contentType: string | undefined): string | und
 /**
  * Passes a multipart body through unchanged while noting, for each FILE part in order, whether its header block
  * names a Content-Type. busboy reports RFC 7578's default `text/plain` for a part without one, indistinguishable
- * from a declared `text/plain`; api-compat §5.6 stores such files as `application/octet-stream` instead, so the
- * upload needs to know which parts had no type. Only header blocks are kept (bounded); file bytes are not.
+ * from a declared `text/plain`; docs/compat.md §5.6 stores such files as `application/octet-stream` instead,
+ * so the upload needs to know which parts had no type. Only header blocks are kept (bounded); file bytes are
+ * not.
  */
 export class FilePartTypeSniffer extends Transform {
   /** One entry per file part seen so far: did it declare a Content-Type? */

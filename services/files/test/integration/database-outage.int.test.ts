@@ -9,19 +9,19 @@ import { env, startFiles, testConfig, type StartedFiles } from './harness';
 // and it serves again after.
 const randomId = () => 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
 let db: TcpProxy;
-let files: StartedFiles;
+let service: StartedFiles;
 
 beforeAll(async () => {
   const url = new URL(env.FILES_DATABASE_URL);
   db = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-  files = await startFiles(
+  service = await startFiles(
     testConfig(`files-outage-int-${randomId()}`, { DATABASE_URL: db.through(env.FILES_DATABASE_URL) }),
     createLogger('files-outage-test', 'silent'),
   );
 });
 
 afterAll(async () => {
-  await files?.stop();
+  await service?.stop();
   await db?.close();
 });
 
@@ -29,7 +29,7 @@ function listAttachments(projectId: number, storyId: number): Promise<files.List
   const metadata = new grpc.Metadata();
   metadata.set('x-flowboard-user-id', '42');
   return new Promise((resolve, reject) =>
-    files.client.ListAttachments(
+    service.client.ListAttachments(
       { project_id: projectId, story_id: storyId },
       metadata,
       { deadline: Date.now() + 10_000 },
@@ -41,7 +41,7 @@ function listAttachments(projectId: number, storyId: number): Promise<files.List
 async function upload(projectId: number, storyId: number, name: string) {
   const form = new FormData();
   form.append('file', new Blob([`contents of ${name}`], { type: 'text/plain' }), name);
-  const res = await fetch(`${files.base}/internal/projects/${projectId}/stories/${storyId}/attachments`, {
+  const res = await fetch(`${service.base}/internal/projects/${projectId}/stories/${storyId}/attachments`, {
     method: 'POST',
     headers: {
       'x-flowboard-user-id': '42',

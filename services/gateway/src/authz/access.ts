@@ -27,7 +27,7 @@ export function projectAccessFrom(
   return {
     projectId: response.project_id || projectId,
     projectName: response.project_name,
-    // The owner is admin whatever membership's enum says (api-compat §3.2).
+    // The owner is admin whatever membership's enum says (docs/compat.md §3.2).
     access: response.is_owner ? 'admin' : fromProto(response.access),
     isOwner: response.is_owner,
   };

@@ -17,9 +17,10 @@ export const apiKeyHash = (rawKey: string): string =>
   createHash('sha256').update(rawKey.trim().toLowerCase()).digest('hex');
 
 /**
- * API key → user (api-compat §3.1): a key is 32 hex characters, trimmed and lower-cased; anything else is 401
- * without asking membership. Hits come from this replica's memory, then Redis (`gateway:apikey:{<sha256(key)>}`:
- * the key itself is never stored), misses from `membership.AuthenticateApiKey`. Only successes are cached.
+ * API key → user (docs/compat.md §3.1): a key is 32 hex characters, trimmed and lower-cased; anything else is
+ * 401 without asking membership. Hits come from this replica's memory, then Redis
+ * (`gateway:apikey:{<sha256(key)>}`: the key itself is never stored), misses from
+ * `membership.AuthenticateApiKey`. Only successes are cached.
  */
 export class ApiKeyAuthenticator {
   private readonly cache: DecisionCache<User>;

@@ -15,7 +15,7 @@ function request(
 
 const LIMIT = 64;
 
-describe('readBody (api-compat §1.2, §1.4)', () => {
+describe('readBody (docs/compat.md §1.2, §1.4)', () => {
   it('reads JSON by Content-Type', async () => {
     const body = await readBody(request('{"text":"a"}', { 'content-type': 'application/json' }), LIMIT);
     expect(body.object()).toEqual({ text: 'a' });

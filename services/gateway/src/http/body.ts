@@ -9,7 +9,7 @@ import { checkJsonStrings, checkXmlStrings } from './text-rule';
 
 export type Fields = Record<string, unknown>;
 
-/** A parsed request body, read as the shape a route expects (api-compat §1.2, §1.4, §2). */
+/** A parsed request body, read as the shape a route expects (docs/compat.md §1.2, §1.4, §2). */
 export interface RequestBody {
   format: Format;
   /** An object body (most writes); an empty body is `{}`. */

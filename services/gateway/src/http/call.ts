@@ -7,7 +7,6 @@ import { readBody, type RequestBody } from './body';
 import { parseEnrichments, type EnrichmentVocabulary } from './enrichments';
 import type { Format } from './negotiate';
 import type { Query } from './query';
-import type { RequestState } from './state';
 import { checkPathAndQuery } from './text-rule';
 
 /** Everything a route handler may use about its request. */
@@ -27,7 +26,7 @@ export interface Call {
   readonly project: ProjectAccess;
   /**
    * The parsed body, read on first use: handlers check sub-resources first, so a missing story is 404 even when
-   * the body is bad (api-compat §3.3 order).
+   * the body is bad (docs/compat.md §3.3 order).
    */
   body(): Promise<RequestBody>;
   /** `with=` for this resource; unknown names → 400. */
@@ -36,36 +35,46 @@ export interface Call {
   paging(): Paging;
 }
 
-export function createCall(req: Request, res: Response, state: RequestState, bodyLimit: number): Call {
-  const match = state.match;
-  if (match?.kind !== 'found') throw new Error('createCall needs a matched route');
+/** What the pipeline hands the handler step: the matched route and what the steps before it established. */
+export interface CallInput {
+  /** The matched route's pattern (for messages) and its path parameters. */
+  route: { pattern: string; params: Readonly<Record<string, string | number>> };
+  format: Format;
+  query: Query;
+  requestId: string;
+  user?: membership.User__Output;
+  project?: ProjectAccess;
+}
+
+export function createCall(req: Request, res: Response, input: CallInput, bodyLimit: number): Call {
+  const { route, query } = input;
   // Before the handler, so no write ever starts on a request that is then refused for its query.
-  checkPathAndQuery(match.params, state.query);
+  checkPathAndQuery(route.params, query);
   let body: Promise<RequestBody> | undefined;
   const param = (name: string) => {
-    const value = match.params[name];
-    if (value === undefined) throw new Error(`route ${match.route.pattern} has no parameter :${name}`);
+    const value = route.params[name];
+    if (value === undefined) throw new Error(`route ${route.pattern} has no parameter :${name}`);
     return value;
   };
   return {
     req,
     res,
-    format: state.format,
-    query: state.query,
-    requestId: state.context.requestId,
+    format: input.format,
+    query,
+    requestId: input.requestId,
     id: (name) => Number(param(name)),
     text: (name) => String(param(name)),
     get user() {
-      if (!state.user) throw new Error(`route ${match.route.pattern} has no authenticated caller`);
-      return state.user;
+      if (!input.user) throw new Error(`route ${route.pattern} has no authenticated caller`);
+      return input.user;
     },
     get project() {
-      if (!state.project) throw new Error(`route ${match.route.pattern} declares no project access`);
-      return state.project;
+      if (!input.project) throw new Error(`route ${route.pattern} declares no project access`);
+      return input.project;
     },
     body: () => (body ??= readBody(req, bodyLimit)),
-    enrichments: (vocabulary) => parseEnrichments(state.query.getAll('with'), vocabulary),
-    paging: () => parsePaging(single(state.query, 'page'), single(state.query, 'pageSize')),
+    enrichments: (vocabulary) => parseEnrichments(query.getAll('with'), vocabulary),
+    paging: () => parsePaging(single(query, 'page'), single(query, 'pageSize')),
   };
 }
 

@@ -22,8 +22,9 @@ export function shouldCompress(req: Request, res: Response): boolean {
 }
 
 /**
- * gzip / deflate (or br) by `Accept-Encoding` (api-compat §1.3), streaming, for bodies of 1 KiB and more; adds
- * `Vary: Accept-Encoding`. Small bodies (most single resources, problem bodies, empty deletes) go out as they are.
+ * gzip / deflate (or br) by `Accept-Encoding` (docs/compat.md §1.3), streaming, for bodies of 1 KiB and more;
+ * adds `Vary: Accept-Encoding`. Small bodies (most single resources, problem bodies, empty deletes) go out as
+ * they are.
  */
 export function compress(): RequestHandler {
   return compression({ filter: shouldCompress, threshold: THRESHOLD_BYTES });

@@ -5,7 +5,7 @@ const ALLOW_HEADERS = 'X-Zen-ApiKey, Authorization, Content-Type, Accept';
 const EXPOSE_HEADERS =
   'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy';
 
-/** CORS as the original offered it (api-compat §1.1): any origin may call and read the API's headers. */
+/** CORS as the original offered it (docs/compat.md §1.1): any origin may call and read the API's headers. */
 export function cors(): RequestHandler {
   return (_req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');

@@ -18,7 +18,19 @@ export function dispatch(bodyLimit: number, cache: BoardCache): RequestHandler {
     const state = stateOf(req);
     const match = state.match;
     if (match?.kind !== 'found') throw new Error('dispatch reached without a route');
-    const call = createCall(req, res, state, bodyLimit);
+    const call = createCall(
+      req,
+      res,
+      {
+        route: { pattern: match.route.pattern, params: match.params },
+        format: state.format,
+        query: state.query,
+        requestId: state.context.requestId,
+        user: state.user,
+        project: state.project,
+      },
+      bodyLimit,
+    );
     const board = state.boardRead;
     if (board) {
       const version = (await board.version) ?? (await cache.versions.start(board.projectId));

@@ -6,7 +6,7 @@ const project = {
   everything: ['details', 'members', 'phases', 'roles'],
 };
 
-describe('parseEnrichments (api-compat §4.3)', () => {
+describe('parseEnrichments (docs/compat.md §4.3)', () => {
   it('splits on commas, ignores case and blanks, merges repeats', () => {
     expect([...parseEnrichments(['Phases,ROLES', ' details ,', 'phases'], project)].sort()).toEqual([
       'details',

@@ -3,12 +3,12 @@ import { DomainError } from '@flowboard/service-kit';
 /** The enrichments one resource supports, and which of them `everything` turns on. */
 export interface EnrichmentVocabulary {
   names: readonly string[];
-  /** Defaults to all names; projects leave out `invites` (api-compat §4.3). */
+  /** Defaults to all names; projects leave out `invites` (docs/compat.md §4.3). */
   everything?: readonly string[];
 }
 
 /**
- * Parses `with=` values (api-compat §4.3): comma-separated, case-insensitive, repeated arguments merged;
+ * Parses `with=` values (docs/compat.md §4.3): comma-separated, case-insensitive, repeated arguments merged;
  * `everything` turns on all; an unknown name → 400 `unknown-enrichment` naming it.
  */
 export function parseEnrichments(values: string[], vocabulary: EnrichmentVocabulary): ReadonlySet<string> {

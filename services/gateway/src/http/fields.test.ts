@@ -7,7 +7,7 @@ import {
   requiredString,
 } from './fields';
 
-describe('field readers (api-compat §1.4)', () => {
+describe('field readers (docs/compat.md §1.4)', () => {
   it('strings: strings only; null is unset; numbers, booleans and objects are refused', () => {
     expect(optionalString({ name: 'a' }, 'name')).toBe('a');
     expect(optionalString({ name: null }, 'name')).toBeUndefined();

@@ -2,10 +2,10 @@ import { DomainError } from '@flowboard/service-kit';
 import type { Fields } from './body';
 
 /**
- * Typed reads of request-body fields with the API's leniency (api-compat §1.4): numeric strings work where
- * integers are expected, and `null` (or an empty XML element) means "unset". Text fields take strings only: a
- * number or boolean there is refused rather than stored as its text (`{"name": false}` is not a role named
- * "false"), except `size` and `priority`, free text that clients send as numbers (`"size": 5` → `"5"`).
+ * Typed reads of request-body fields with the API's leniency (docs/compat.md §1.4): numeric strings work
+ * where integers are expected, and `null` (or an empty XML element) means "unset". Text fields take strings
+ * only: a number or boolean there is refused rather than stored as its text (`{"name": false}` is not a role
+ * named "false"), except `size` and `priority`, free text that clients send as numbers (`"size": 5` → `"5"`).
  * Errors are 400 `invalid-field` naming the field.
  */
 export const invalidField = (message: string) =>
@@ -44,7 +44,7 @@ export function requiredString(fields: Fields, name: string, ...aliases: string[
 }
 
 /**
- * A boolean that must be present (api-compat §1.5: `true`/`false`): a JSON boolean, or the text of an XML
+ * A boolean that must be present (docs/compat.md §1.5: `true`/`false`): a JSON boolean, or the text of an XML
  * element (`<enabled>false</enabled>`), trimmed, in any case. Anything else — absent, null, "", 0/1 — is refused.
  */
 export function requiredBoolean(fields: Fields, name: string): boolean {
@@ -78,8 +78,8 @@ function toInteger(value: unknown): number | null | undefined {
 export type Reference = { id: number } | { name: string };
 
 /**
- * A reference field (api-compat §1.4, §5.3): a number or numeric string is an id; another string is a name
- * (when `byName`); an object is read by its `id`, else its `name`. null/"" → null (unset).
+ * A reference field (docs/compat.md §1.4, §5.3): a number or numeric string is an id; another string is a
+ * name (when `byName`); an object is read by its `id`, else its `name`. null/"" → null (unset).
  */
 export function optionalReference(
   fields: Fields,

@@ -1,6 +1,6 @@
 import { mediaTypeFormat, responseFormat } from './negotiate';
 
-describe('responseFormat (api-compat §1.2)', () => {
+describe('responseFormat (docs/compat.md §1.2)', () => {
   it.each([
     ['nothing at all → JSON', {}, 'json'],
     ['suffix beats Accept', { suffix: 'xml', accept: 'application/json' }, 'xml'],

@@ -7,9 +7,9 @@ export interface NegotiationInput {
 }
 
 /**
- * The response format (api-compat §1.2), first rule that applies: the path suffix; the `Accept` entry naming
- * XML or JSON with the highest q (ties: the first listed; `*\/*` does not count); the request's `Content-Type`;
- * JSON. Never 406.
+ * The response format (docs/compat.md §1.2), first rule that applies: the path suffix; the `Accept` entry
+ * naming XML or JSON with the highest q (ties: the first listed; `*\/*` does not count); the request's
+ * `Content-Type`; JSON. Never 406.
  */
 export function responseFormat({ suffix, accept, contentType }: NegotiationInput): Format {
   if (suffix) return suffix;

@@ -1,6 +1,6 @@
 import { normalizeTarget } from './normalize-path';
 
-describe('normalizeTarget (api-compat §1.1)', () => {
+describe('normalizeTarget (docs/compat.md §1.1)', () => {
   it.each([
     ['/api/v1/projects/', '/api/v1/projects', undefined],
     ['/api/v1//me', '/api/v1/me', undefined],

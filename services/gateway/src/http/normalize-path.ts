@@ -12,7 +12,7 @@ export interface NormalizedTarget {
 }
 
 /**
- * Normalises a request target (api-compat §1.1): absolute-form targets lose scheme and host, trailing and
+ * Normalises a request target (docs/compat.md §1.1): absolute-form targets lose scheme and host, trailing and
  * duplicate slashes are ignored, and a `.json`/`.xml` suffix is stripped before routing.
  */
 export function normalizeTarget(target: string): NormalizedTarget {

@@ -1,7 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import { HttpProblem, asDomainError, renderProblem } from './problem';
 
-describe('renderProblem (api-compat §3.4)', () => {
+describe('renderProblem (docs/compat.md §3.4)', () => {
   it('renders JSON problem details with requestId', () => {
     const error = new DomainError('InvalidArgument', "Unknown filter property 'colour'.", {
       problem: 'invalid-filter',

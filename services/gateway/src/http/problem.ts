@@ -32,8 +32,8 @@ export const asDomainError = (error: unknown): DomainError =>
   isDomainError(error) ? error : new DomainError('Internal', 'Internal error', { cause: error });
 
 /**
- * The problem body (api-compat §3.4): RFC 9457 fields plus `requestId`; `detail` is never empty, and an internal
- * error's details stay in the log.
+ * The problem body (docs/compat.md §3.4): RFC 9457 fields plus `requestId`; `detail` is never empty, and an
+ * internal error's details stay in the log.
  */
 export function problemDto(error: DomainError, requestId: string): Dto {
   const { status, slug, title } = httpProblemFor(error);

@@ -1,6 +1,6 @@
 /**
  * Query arguments with case-insensitive names (`apiKey`, `pagesize`), form-decoded (`+` is a space)
- * (api-compat §1.1). Repeated arguments keep every value, in order.
+ * (docs/compat.md §1.1). Repeated arguments keep every value, in order.
  */
 export class Query {
   private readonly values = new Map<string, string[]>();

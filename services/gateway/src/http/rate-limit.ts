@@ -3,7 +3,8 @@ import type Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { isDomainError, type Logger } from '@flowboard/service-kit';
 import { apiKeyHash } from '../authz/api-keys';
-import { extractApiKey } from './authenticate';
+import { extractApiKey } from './credentials';
+import { rateLimitHeaders, type RateLimitState } from './rate-limit-headers';
 import { HttpProblem } from './problem';
 import { stateOf } from './state';
 
@@ -15,41 +16,6 @@ export interface RateLimitSettings {
   /** Unauthenticated requests (failed authentications, sign-ups) per client address per window. */
   anonymousPoints: number;
 }
-
-/** Where a key (or address) stands in its current window. */
-export interface RateLimitState {
-  limit: number;
-  /** Requests counted in the window so far, including this one. */
-  consumed: number;
-  /** Milliseconds until the window ends and the count starts over. */
-  msBeforeReset: number;
-}
-
-/**
- * The response headers of draft-ietf-httpapi-ratelimit-headers-06 (the three-header form most clients read):
- * `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the window resets, never 0 while a
- * window is open), plus `RateLimit-Policy` (`<limit>;w=<window seconds>`). Over the limit, `Retry-After` too
- * (api-compat §3.3), equal to the reset.
- */
-export function rateLimitHeaders(state: RateLimitState, windowSeconds: number): Record<string, string> {
-  const reset = Math.max(1, Math.ceil(state.msBeforeReset / 1000));
-  const remaining = Math.max(0, state.limit - state.consumed);
-  const headers: Record<string, string> = {
-    'RateLimit-Limit': String(state.limit),
-    'RateLimit-Remaining': String(remaining),
-    'RateLimit-Reset': String(reset),
-    'RateLimit-Policy': `${state.limit};w=${windowSeconds}`,
-  };
-  if (state.consumed > state.limit) headers['Retry-After'] = String(reset);
-  return headers;
-}
-
-export const RATE_LIMIT_HEADER_NAMES = [
-  'RateLimit-Limit',
-  'RateLimit-Remaining',
-  'RateLimit-Reset',
-  'RateLimit-Policy',
-];
 
 export interface RateLimits {
   /** Before authentication: 429 for an address that used up its unauthenticated budget. Sign-ups spend it. */

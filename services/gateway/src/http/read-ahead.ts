@@ -3,7 +3,7 @@ import { apiKeyHash, type ApiKeyAuthenticator } from '../authz/api-keys';
 import type { CacheEpoch } from '../authz/cache-epoch';
 import type { BoardVersions } from '../caching/board-versions';
 import { cacheableBoardRead } from './board-cache';
-import { extractApiKey } from './authenticate';
+import { extractApiKey } from './credentials';
 import type { RateLimits } from './rate-limit';
 import { stateOf } from './state';
 

@@ -3,7 +3,7 @@ import type { membership } from '@flowboard/proto';
 import type { RequestContext } from '@flowboard/service-kit';
 import type { ProjectAccess } from '../authz/access';
 import type { Format } from './negotiate';
-import type { RateLimitState } from './rate-limit';
+import type { RateLimitState } from './rate-limit-headers';
 import type { NormalizedTarget } from './normalize-path';
 import { Query } from './query';
 import type { RouteMatch } from './router';

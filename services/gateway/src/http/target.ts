@@ -14,7 +14,7 @@ export function normalizePath(): RequestHandler {
   };
 }
 
-/** Picks the response format (api-compat §1.2); errors from here on are rendered in it. */
+/** Picks the response format (docs/compat.md §1.2); errors from here on are rendered in it. */
 export function negotiate(): RequestHandler {
   return (req, _res, next) => {
     const state = stateOf(req);

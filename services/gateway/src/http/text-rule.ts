@@ -8,7 +8,7 @@ import { DomainError } from '@flowboard/service-kit';
  *
  * Where it is applied: `createCall` checks the path parameters and every query argument once the route and the
  * caller's access are settled, before the handler runs; `readBody` checks every string of a JSON or XML body,
- * at any depth, when the handler reads it (after its sub-resource checks, api-compat §3.3).
+ * at any depth, when the handler reads it (after its sub-resource checks, docs/compat.md §3.3).
  */
 const NUL = '\u0000';
 
@@ -31,8 +31,8 @@ function checkParameter(value: string, kind: 'Query argument' | 'Path parameter'
 
 /**
  * A parsed JSON body: 400 `invalid-field` naming the first field (a path such as `tasks[0].text`) whose string value
- * holds a NUL. Object keys are not checked: unknown fields are ignored (api-compat §1.4), and a key with a NUL is
- * never a known one.
+ * holds a NUL. Object keys are not checked: unknown fields are ignored (docs/compat.md §1.4), and a key with
+ * a NUL is never a known one.
  */
 export function checkJsonStrings(value: unknown): void {
   const field = firstNul(value, '');

@@ -109,8 +109,8 @@ const FILTER_MAX_LENGTH = 4000;
 const SPACE = `${TRIMMED}\\u001c-\\u001f`;
 
 /**
- * The plain forms of the filter grammar (api-compat §4.2) as a regex: what a generated filter must look like.
- * Blank means no filter, except where one is required.
+ * The plain forms of the filter grammar (docs/compat.md §4.2) as a regex: what a generated filter must look
+ * like. Blank means no filter, except where one is required.
  */
 function filterPattern(properties: string[], required = false): string {
   const term = `(?:${properties.join('|')}):(?:[^${SPACE}()"\\u0000]+|"[^"\\\\\\u0000]*")`;

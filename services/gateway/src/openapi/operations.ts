@@ -14,7 +14,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 export type Access = 'Read' | 'ReadWrite' | 'Admin' | 'key' | 'public' | 'operator';
 
 /**
- * Enrichment vocabularies: the gateway's own (one source of truth, api-compat §4.3); `none` still takes
+ * Enrichment vocabularies: the gateway's own (one source of truth, docs/compat.md §4.3); `none` still takes
  * `with=everything`.
  */
 export const ENRICHMENTS = {
@@ -27,7 +27,7 @@ export const ENRICHMENTS = {
 } as const satisfies Record<string, readonly string[]>;
 export type Vocabulary = keyof typeof ENRICHMENTS;
 
-/** Filter properties (api-compat §4.2). */
+/** Filter properties (docs/compat.md §4.2). */
 export const FILTERS = {
   story:
     '`id`; `text`, `details` (substring); `color`; `size`; `priority`; `status`; `phase` (name or id); ' +
@@ -64,7 +64,7 @@ export interface Operation {
   /** Statuses beyond the usual 400/401/403/404 (e.g. 402, 409). */
   errors?: number[];
   description?: string;
-  /** A flowboard extension beyond the original API (api-compat §6): labelled as such in the document. */
+  /** A flowboard extension beyond the original API (docs/compat.md §6): labelled as such in the document. */
   addition?: boolean;
 }
 

@@ -1,8 +1,8 @@
 /**
  * The API's shapes as JSON Schema 2020-12 (OpenAPI 3.1 `components.schemas`). Responses are strict
- * (`additionalProperties: false`): an enrichment that was not requested never appears (api-compat §4.3), so the
- * e2e contract check catches a stray field. Request bodies are lenient, as the gateway is (§1.4: read-only and
- * unknown fields are ignored).
+ * (`additionalProperties: false`): an enrichment that was not requested never appears (docs/compat.md §4.3),
+ * so the e2e contract check catches a stray field. Request bodies are lenient, as the gateway is (§1.4:
+ * read-only and unknown fields are ignored).
  */
 export type Schema = Record<string, unknown>;
 
@@ -33,7 +33,7 @@ function resource(
   };
 }
 
-/** The page envelope of `items` (api-compat §4.1); in XML the root is the plural, items the singular. */
+/** The page envelope of `items` (docs/compat.md §4.1); in XML the root is the plural, items the singular. */
 export function pageSchema(item: string, plural: string): Schema {
   return resource(plural, ['page', 'pageSize', 'totalPages', 'totalItems', 'items'], {
     page: { ...int('Current page, from 1.'), examples: [1] },
@@ -78,7 +78,7 @@ const responses: Record<string, Schema> = {
   Timestamp: {
     type: 'string',
     pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$',
-    description: '`YYYY-MM-DDTHH:MM:SS`, UTC, whole seconds, no zone designator (api-compat §1.5).',
+    description: '`YYYY-MM-DDTHH:MM:SS`, UTC, whole seconds, no zone designator (docs/compat.md §1.5).',
     examples: ['2011-02-17T18:47:16'],
   },
   AccessLevel: { type: 'string', enum: ['none', 'read', 'readwrite', 'admin'] },
@@ -86,7 +86,7 @@ const responses: Record<string, Schema> = {
   NamedRef: resource('ref', ['id', 'name'], { id: int(), name: str() }, { description: '`{id, name}`.' }),
   StorySummary: resource('story', ['id', 'text'], { id: int(), text: str() }),
   UserRef: resource('user', ['id', 'name', 'userName', 'email'], userRefProperties, {
-    description: 'An embedded user: exactly `{id, name, userName, email}` (api-compat §5.1).',
+    description: 'An embedded user: exactly `{id, name, userName, email}` (docs/compat.md §5.1).',
   }),
   User: resource(
     'user',
@@ -166,7 +166,8 @@ const responses: Record<string, Schema> = {
       efficiency: { type: 'number', description: 'Percent, one decimal.' },
     },
     {
-      description: 'Seconds (means over the window), except `throughput` and `efficiency` (api-compat §5.2).',
+      description:
+        'Seconds (means over the window), except `throughput` and `efficiency` (docs/compat.md §5.2).',
     },
   ),
   StoryMetrics: resource(
@@ -310,7 +311,7 @@ const responses: Record<string, Schema> = {
     {
       description:
         'Problem details (RFC 9457) plus `requestId`; in XML `<error>` with the same children in alphabetical ' +
-        'order (api-compat §3.4). Flowboard addition.',
+        'order (docs/compat.md §3.4). Flowboard addition.',
     },
   ),
 };
@@ -327,8 +328,9 @@ const idOrObject = (kind: string, keys: string[]): Schema => ({
 });
 const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
 /**
- * A request object. Its optional fields also take null, read as "unset" (api-compat §1.4: it clears `owner`,
- * `deadline`, `limit`, `blockedReason`; elsewhere it is as if the field were absent). Required fields do not.
+ * A request object. Its optional fields also take null, read as "unset" (docs/compat.md §1.4: it clears
+ * `owner`, `deadline`, `limit`, `blockedReason`; elsewhere it is as if the field were absent). Required
+ * fields do not.
  */
 const body = (xmlName: string, properties: Record<string, Schema>, required: string[] = []): Schema => ({
   type: 'object',
@@ -380,7 +382,7 @@ const userName: Schema = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,200}$' };
 const WIP_LIMIT_MAX = 2_147_483_647;
 /** An account limit: exact as a JSON number and as an int64. */
 const LIMIT: Schema = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
-/** An array as XML writes it (api-compat §2): a wrapper element with one singular element per item. */
+/** An array as XML writes it (docs/compat.md §2): a wrapper element with one singular element per item. */
 const xmlArray = (items: Schema, wrapper: string, item: string, description?: string): Schema => ({
   type: 'array',
   xml: { name: wrapper, wrapped: true },

@@ -9,7 +9,7 @@ export interface Dto {
 
 /**
  * An unset value that JSON omits but XML shows as an empty element (a phase without a `limit` is `<limit />`,
- * api-compat §2).
+ * docs/compat.md §2).
  */
 export const XML_ONLY_EMPTY: unique symbol = Symbol('xml-only-empty');
 

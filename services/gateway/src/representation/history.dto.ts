@@ -2,8 +2,8 @@ import type { boards } from '@flowboard/proto';
 import type { Dto } from './dto';
 
 /**
- * Story history and metrics (spec "Story enrichments", api-compat §5.2–5.3). Open milestones and steps have no
- * `endTime`; their `duration` (seconds) runs to now. Unreached metric times are omitted.
+ * Story history and metrics (spec "Story enrichments", docs/compat.md §5.2–5.3). Open milestones and steps
+ * have no `endTime`; their `duration` (seconds) runs to now. Unreached metric times are omitted.
  */
 
 /** Milestone: `id, phase {id, name}, startTime, endTime (closed only), duration`. */
@@ -26,7 +26,7 @@ export const stepDto = (s: boards.Step__Output): Dto => ({
 
 /**
  * Story metrics: `createTime` always, `startTime` once started, `finishTime` and the durations once finished
- * (an unstarted story has only `createTime`, api-compat §5.2).
+ * (an unstarted story has only `createTime`, docs/compat.md §5.2).
  */
 export function storyMetricsDto(m: boards.StoryMetrics__Output): Dto {
   const finished = m.finished;
@@ -43,7 +43,7 @@ export function storyMetricsDto(m: boards.StoryMetrics__Output): Dto {
   };
 }
 
-/** Project metrics: always every field, all 0 until a story finishes in the window (api-compat §5.2). */
+/** Project metrics: always every field, all 0 until a story finishes in the window (docs/compat.md §5.2). */
 export const projectMetricsDto = (m: boards.ProjectMetrics__Output | undefined): Dto => ({
   throughput: m?.throughput ?? 0,
   leadTime: m?.lead_time ?? 0,

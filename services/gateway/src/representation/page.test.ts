@@ -1,6 +1,6 @@
 import { pageOf, parsePaging } from './page';
 
-describe('paging (api-compat §4.1)', () => {
+describe('paging (docs/compat.md §4.1)', () => {
   it('defaults, clamps and refuses', () => {
     expect(parsePaging(undefined, undefined)).toEqual({ page: 1, pageSize: 100 });
     expect(parsePaging('2', '10000')).toEqual({ page: 2, pageSize: 1000 });

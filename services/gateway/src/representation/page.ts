@@ -15,9 +15,9 @@ export const MAX_PAGE_SIZE = 1000;
 export const MAX_PAGE = 2_147_483_647;
 
 /**
- * `page` (default 1) and `pageSize` (default 100) from query values (api-compat §4.1). Any integer of at least 1
- * is accepted, however many digits it has: `pageSize` is clamped to 1000 and `page` to MAX_PAGE. Below 1 or not
- * an integer (an empty value included) → 400 naming the argument.
+ * `page` (default 1) and `pageSize` (default 100) from query values (docs/compat.md §4.1). Any integer of at
+ * least 1 is accepted, however many digits it has: `pageSize` is clamped to 1000 and `page` to MAX_PAGE.
+ * Below 1 or not an integer (an empty value included) → 400 naming the argument.
  */
 export function parsePaging(page: string | undefined, pageSize: string | undefined): Paging {
   return {

@@ -1,7 +1,7 @@
 import type { boards } from '@flowboard/proto';
 import { XML_ONLY_EMPTY, type Dto } from './dto';
 
-/** Phase: `limit` 0 means none, omitted in JSON and `<limit />` in XML (api-compat §5.4). */
+/** Phase: `limit` 0 means none, omitted in JSON and `<limit />` in XML (docs/compat.md §5.4). */
 export const phaseDto = (phase: boards.Phase__Output): Dto => ({
   id: phase.id,
   name: phase.name,

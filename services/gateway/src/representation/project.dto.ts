@@ -13,7 +13,7 @@ export interface ProjectEnrichments {
   metrics?: Dto;
   phases?: boards.Phase__Output[];
   roles?: membership.Role__Output[];
-  /** Pending invites (Admin only, api-compat §4.3). */
+  /** Pending invites (Admin only, docs/compat.md §4.3). */
   invites?: membership.Invite__Output[];
 }
 

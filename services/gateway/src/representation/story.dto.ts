@@ -11,9 +11,10 @@ export interface StoryView {
 }
 
 /**
- * Story in the original key order (api-compat §2): `id, text, details, size, color, priority, deadline, status,
- * blockedReason, project, phase, creator, owner`. `details` only when requested, `deadline` when set,
- * `blockedReason` while blocked, `owner` when assigned (§5.3).
+ * Story in the original key order (docs/compat.md §2):
+ * `id, text, details, size, color, priority, deadline, status, blockedReason, project, phase, creator,
+ * owner`. `details` only when requested, `deadline` when set, `blockedReason` while blocked, `owner` when
+ * assigned (§5.3).
  */
 export function storyDto(story: boards.Story__Output, view: StoryView): Dto {
   return {

@@ -3,7 +3,10 @@ import type { Dto } from './dto';
 
 type User = membership.User__Output;
 
-/** An embedded user (creator, owner, sender, members...): exactly `{id, name, userName, email}` (api-compat §5.1). */
+/**
+ * An embedded user (creator, owner, sender, members...): exactly `{id, name, userName, email}`
+ * (docs/compat.md §5.1).
+ */
 export const userRefDto = (user: User): Dto => ({
   id: user.id,
   name: user.name,

@@ -1,7 +1,7 @@
 import { PLURALS, type ResourceType } from './dto';
 
 /**
- * The element name of one item of an array property (api-compat §2: `members/user`, `phases/phase`, ...).
+ * The element name of one item of an array property (docs/compat.md §2: `members/user`, `phases/phase`, ...).
  * Plural resource names map to their singular; `members` holds users. `items` (the page envelope) is named by
  * the page's own type, so it is passed in by the caller.
  */

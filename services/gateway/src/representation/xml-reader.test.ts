@@ -1,6 +1,6 @@
 import { readXml, xmlFields, itemValue, XmlBodyError } from './xml-reader';
 
-describe('readXml (api-compat §2)', () => {
+describe('readXml (docs/compat.md §2)', () => {
   it('refuses DOCTYPE and ENTITY declarations without expanding anything', () => {
     const billionLaughs =
       '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">]><story><text>&lol;</text></story>';

@@ -26,8 +26,9 @@ const parser = new XMLParser({
 });
 
 /**
- * Parses an XML request body (api-compat §2). Refuses any DOCTYPE or entity declaration before parsing, so no
- * entity is ever expanded and nothing external is fetched; malformed documents and unknown entities are refused.
+ * Parses an XML request body (docs/compat.md §2). Refuses any DOCTYPE or entity declaration before parsing,
+ * so no entity is ever expanded and nothing external is fetched; malformed documents and unknown entities are
+ * refused.
  */
 export function readXml(text: string): XmlElement {
   if (/<!DOCTYPE|<!ENTITY/i.test(text))
@@ -81,7 +82,7 @@ function decodeEntities(text: string): string {
 }
 
 /**
- * The value of an element as a request field (api-compat §2): text → string, empty → "", child elements →
+ * The value of an element as a request field (docs/compat.md §2): text → string, empty → "", child elements →
  * an object of fields; an element named after an array property (`tags`, `tasks`, `members`, ...) → an array
  * with one item per child.
  */

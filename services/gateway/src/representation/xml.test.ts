@@ -7,7 +7,7 @@ import { escapeText, toXml } from './xml';
 
 const DECL = '<?xml version="1.0" encoding="utf-8"?>';
 
-describe('toXml (api-compat §2)', () => {
+describe('toXml (docs/compat.md §2)', () => {
   it('writes children in alphabetical order at every level', () => {
     const xml = toXml('story', { id: 1, text: 't', color: 'red', phase: { name: 'Working', id: 3 } });
     expect(xml).toBe(

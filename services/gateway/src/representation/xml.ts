@@ -4,9 +4,9 @@ import { itemElementFor } from './xml-names';
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 
 /**
- * Writes a DTO as the contract's XML (api-compat §2): element names = JSON names, children in alphabetical
- * (ordinal) order at every level, arrays as a wrapper with one singular element per item, empty strings and
- * arrays as `<name />`, unset values omitted.
+ * Writes a DTO as the contract's XML (docs/compat.md §2): element names = JSON names, children in
+ * alphabetical (ordinal) order at every level, arrays as a wrapper with one singular element per item, empty
+ * strings and arrays as `<name />`, unset values omitted.
  *
  * A small writer rather than fast-xml-parser's XMLBuilder: the builder writes `<a/>` where the contract shows
  * `<a />`, and every other rule (ordering, wrappers, omissions) would need the same pre-pass anyway.

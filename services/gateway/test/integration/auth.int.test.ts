@@ -24,7 +24,7 @@ const expectUnauthorized = (res: Awaited<ReturnType<ReturnType<typeof apiClient>
   });
 };
 
-describe('authentication (api-compat §3.1)', () => {
+describe('authentication (docs/compat.md §3.1)', () => {
   it('no key → 401, even on an unknown route (401 comes first)', async () => {
     expectUnauthorized(await api('/api/v1/me'));
     expectUnauthorized(await api('/api/v1/nothing/here'));

@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.stop());
 
-describe('HTTP conventions (api-compat §1)', () => {
+describe('HTTP conventions (docs/compat.md §1)', () => {
   it('every response has X-Request-Id; a sane incoming one is kept', async () => {
     expect((await api('/api/v1/me', { key })).headers.get('x-request-id')).toMatch(/^[0-9a-f]{16}$/);
     expect(

@@ -34,7 +34,7 @@ const expectRateLimited = (res: Response) => {
   expect(retryAfter).toBeGreaterThanOrEqual(1);
 };
 
-describe('rate limiting per API key (api-compat §3.3)', () => {
+describe('rate limiting per API key (docs/compat.md §3.3)', () => {
   let api: Api;
   beforeAll(async () => {
     api = apiClient((await h.gateway({ RATE_LIMIT_POINTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' })).baseUrl);

@@ -62,7 +62,7 @@ describe('accounts', () => {
     });
   });
 
-  it('keeps the 409 before the 402 (state checks in api-compat order) and rolls a refusal back', async () => {
+  it('keeps the 409 before the 402 (docs/compat.md §3.3 order) and rolls a refusal back', async () => {
     const { db, owner, bob, project, role, members, invite } = await setup();
     await members.add(owner.id, { projectId: project.id, user: { id: bob.id, userName: '' } });
     expect(

@@ -4,7 +4,9 @@ import type { ApiKey, Database } from './ports';
 
 const keyNotFound = () => new DomainError('NotFound', 'API key not found');
 
-/** `/me/apikeys` (api-compat §6): the caller's own keys only; the key itself is shown once, at creation. */
+/**
+ * `/me/apikeys` (docs/compat.md §6): the caller's own keys only; the key itself is shown once, at creation.
+ */
 export function createApiKeyUseCases(deps: { db: Database }) {
   const { db } = deps;
   return {

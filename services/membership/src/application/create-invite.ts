@@ -27,7 +27,7 @@ export interface CreatedInvite {
  * written in one transaction (outbox), so the e-mail goes out if and only if the invite exists, and a Kafka
  * outage never fails the request: the relay publishes once Kafka is back.
  *
- * Checks follow api-compat §3.3: membership (404) → access (403) → body (400) → state (409, then 402: a
+ * Checks follow docs/compat.md §3.3: membership (404) → access (403) → body (400) → state (409, then 402: a
  * pending invite counts against the account's collaborator limit).
  */
 export function createCreateInvite(deps: {

@@ -10,7 +10,7 @@ export interface CreateProjectInput {
 
 /**
  * The caller becomes the owner and a member, and joins the new "Administrators" role; a "Members" role is
- * created too (api-compat §6). One transaction: a project never exists without its owner's admin role.
+ * created too (docs/compat.md §6). One transaction: a project never exists without its owner's admin role.
  */
 export function createCreateProject(deps: { db: Database }) {
   return async (callerId: number, input: CreateProjectInput): Promise<{ project: Project; owner: User }> => {

@@ -2,10 +2,10 @@ import { DomainError } from '@flowboard/service-kit';
 import type { ApiKey, Database, User } from './ports';
 
 /**
- * The operator's switches (api-compat §3.1, §6: "a disabled key or user → 401", "operators can disable keys").
- * Authentication refuses a key when either it or its user is disabled (`findByApiKeyHash`), so these only flip
- * the flags; they answer the sha256 of every key the change affects, so the gateway can drop its cached
- * verifications before it replies and the change holds from the very next request.
+ * The operator's switches (docs/compat.md §3.1, §6: "a disabled key or user → 401", "operators can disable
+ * keys"). Authentication refuses a key when either it or its user is disabled (`findByApiKeyHash`), so these
+ * only flip the flags; they answer the sha256 of every key the change affects, so the gateway can drop its
+ * cached verifications before it replies and the change holds from the very next request.
  */
 export function createEnablementUseCases(deps: { db: Database }) {
   const { db } = deps;

@@ -10,7 +10,8 @@ export interface ProjectAccess {
 
 /**
  * The caller's effective access on a project. Unknown project and non-member look the same (NotFound), so a
- * project's existence is never revealed (api-compat §3.2). Called on every project request: one indexed query.
+ * project's existence is never revealed (docs/compat.md §3.2). Called on every project request: one indexed
+ * query.
  */
 export async function resolveProjectAccess(
   projects: ProjectRepository,

@@ -8,7 +8,7 @@ export interface GetProjectInput {
   projectId: number;
   includeRoles: boolean;
   includeMembers: boolean;
-  /** Pending invites (`with=invites`): admin access only (api-compat §4.3), else PermissionDenied. */
+  /** Pending invites (`with=invites`): admin access only (docs/compat.md §4.3), else PermissionDenied. */
   includeInvites?: boolean;
 }
 

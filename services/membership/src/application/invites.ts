@@ -33,8 +33,8 @@ export async function inviteViews(
 }
 
 /**
- * Invites after creation (api-compat §5.7, §6): list, get and delete need admin access and see only pending
- * (not expired) invites; accepting needs only a valid key and the token.
+ * Invites after creation (docs/compat.md §5.7, §6): list, get and delete need admin access and see only
+ * pending (not expired) invites; accepting needs only a valid key and the token.
  */
 export function createInviteUseCases(deps: { db: Database; limits: AccountDefaults }) {
   const { db } = deps;

@@ -6,7 +6,7 @@ import { resolveUserReference, type UserReference } from './role-members';
 import { membershipWrite, requireProjectAccess } from './roles';
 import type { Database, Repositories, User } from './ports';
 
-/** The role new members join (api-compat §5.2: "the role named Members, if any"). */
+/** The role new members join (docs/compat.md §5.2: "the role named Members, if any"). */
 export const MEMBERS_ROLE_NAME = 'Members';
 
 const notAMember = () => new DomainError('NotFound', 'The user is not a member of this project.');
@@ -23,8 +23,8 @@ export async function findMember(repos: Repositories, projectId: number, ref: Us
 }
 
 /**
- * `P/members` (api-compat §5.2): the owner, direct members and role members. Adding joins the project and its
- * "Members" role; removing leaves the project and all its roles (the owner cannot be removed: 409).
+ * `P/members` (docs/compat.md §5.2): the owner, direct members and role members. Adding joins the project and
+ * its "Members" role; removing leaves the project and all its roles (the owner cannot be removed: 409).
  */
 export function createProjectMemberUseCases(deps: { db: Database; limits: AccountDefaults }) {
   const { db } = deps;

@@ -30,7 +30,7 @@ export interface ListProjectsInput {
   includeInvites?: boolean;
 }
 
-/** The project list, update and delete (api-compat §5.2, §6). */
+/** The project list, update and delete (docs/compat.md §5.2, §6). */
 export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal; limits: AccountDefaults }) {
   const { db } = deps;
   return {

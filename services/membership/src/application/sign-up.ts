@@ -12,7 +12,7 @@ export interface SignUpInput {
 /** Creates a user and their first API key; the key is returned once and only its hash is kept. */
 export function createSignUp(deps: { db: Database; enabled: boolean }) {
   return async (input: SignUpInput): Promise<{ user: User; apiKey: string }> => {
-    // Switched off, sign-up does not exist (api-compat §6: 404).
+    // Switched off, sign-up does not exist (docs/compat.md §6: 404).
     if (!deps.enabled) throw new DomainError('NotFound', 'Sign-up is disabled');
     const newUser = parseNewUser(input);
     const apiKey = generateApiKey();

@@ -3,8 +3,8 @@ import { parseUserChanges } from '../domain/user';
 import type { Database, User } from './ports';
 
 /**
- * PUT /me (api-compat §5.1): `name`, `userName`, `email`, `bio`; a clash is 409 naming the field. Answers the
- * hashes of the user's keys too, so the gateway can drop the user it cached for each of them.
+ * PUT /me (docs/compat.md §5.1): `name`, `userName`, `email`, `bio`; a clash is 409 naming the field. Answers
+ * the hashes of the user's keys too, so the gateway can drop the user it cached for each of them.
  */
 export function createUpdateCurrentUser(deps: { db: Database }) {
   return async (

@@ -155,8 +155,9 @@ export class PgProjectRepository implements ProjectRepository {
   }
 
   async listReadableForUser(userId: number): Promise<Array<{ id: number; name: string }>> {
-    // Effective access >= read (api-compat §3.2): the owner (admin), or a role with more than `none`; a direct
-    // member without such a role has `none`. projects_owner_idx, role_members_user_idx + roles by primary key.
+    // Effective access >= read (docs/compat.md §3.2): the owner (admin), or a role with more than `none`; a
+    // direct member without such a role has `none`. projects_owner_idx, role_members_user_idx + roles by
+    // primary key.
     const { rows } = await this.db.query<{ id: number; name: string }>(
       `SELECT p.id, p.name FROM projects p
         WHERE p.id IN (SELECT id FROM projects WHERE owner_id = $1

@@ -1,6 +1,6 @@
 /**
  * Access levels and the rule that decides a caller's effective access on a project
- * (api-compat §3.2): the owner gets admin; anyone else gets the highest access among their roles in the
+ * (docs/compat.md §3.2): the owner gets admin; anyone else gets the highest access among their roles in the
  * project; a member without a role gets none; a non-member gets nothing at all (the project is "not found").
  */
 export const ACCESS_LEVELS = ['none', 'read', 'readwrite', 'admin'] as const;

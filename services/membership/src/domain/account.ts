@@ -5,7 +5,9 @@ import { DomainError } from '@flowboard/service-kit';
  * account is an operator's override; absent, the configured default applies.
  */
 
-/** The configured defaults (membership config). `collaboratorLimit` undefined: no limit (api-compat §5.7). */
+/**
+ * The configured defaults (membership config). `collaboratorLimit` undefined: no limit (docs/compat.md §5.7).
+ */
 export interface AccountDefaults {
   collaboratorLimit: number | undefined;
   storageLimitBytes: number;

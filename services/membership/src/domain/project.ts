@@ -2,7 +2,7 @@ import { DomainError } from '@flowboard/service-kit';
 import { MAX_NAME_LENGTH } from './user';
 import type { AccessLevel } from './access';
 
-/** Long free text (description, details) is capped at 100,000 characters (api-compat §1.5). */
+/** Long free text (description, details) is capped at 100,000 characters (docs/compat.md §1.5). */
 export const MAX_LONG_TEXT = 100_000;
 
 export interface NewProject {
@@ -36,7 +36,7 @@ export function parseNewProject(input: {
   return { name, description, details };
 }
 
-/** `where=` on the project list (api-compat §4.2). */
+/** `where=` on the project list (docs/compat.md §4.2). */
 export const PROJECT_FILTER_PROPERTIES = ['name'] as const;
 
 /** PUT P: every field optional; a present one is checked like on create. */

@@ -5,7 +5,7 @@ import { MAX_NAME_LENGTH } from './user';
 const invalid = (message: string) =>
   new DomainError('InvalidArgument', message, { problem: 'invalid-field' });
 
-/** A role name: required, trimmed, at most 200 characters; names need not be unique (api-compat §5.7). */
+/** A role name: required, trimmed, at most 200 characters; names need not be unique (docs/compat.md §5.7). */
 export function parseRoleName(raw: string | undefined): string {
   const name = (raw ?? '').trim();
   if (!name) throw invalid("'name' is required.");

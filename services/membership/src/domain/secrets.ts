@@ -14,7 +14,7 @@ export const generateSecret = (): string => randomBytes(16).toString('hex');
 export const generateApiKey = generateSecret;
 export const generateInviteToken = generateSecret;
 
-/** Keys are accepted trimmed and in any case (api-compat §3.1). */
+/** Keys are accepted trimmed and in any case (docs/compat.md §3.1). */
 export const normalizeApiKey = (raw: string): string => raw.trim().toLowerCase();
 export const isWellFormedApiKey = (key: string): boolean => KEY_FORMAT.test(key);
 

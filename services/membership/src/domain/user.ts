@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '@flowboard/service-kit';
 
-/** Limits from api-compat §1.5 and §5.1. */
+/** Limits from docs/compat.md §1.5 and §5.1. */
 export const MAX_NAME_LENGTH = 200;
 export const MAX_EMAIL_LENGTH = 254;
 const USER_NAME = /^[A-Za-z0-9._-]{1,200}$/;
@@ -48,7 +48,7 @@ export function parseNewUser(input: { name?: string; userName?: string; email?: 
 
 export const sameEmail = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
-/** `bio` is long free text (api-compat §1.5). */
+/** `bio` is long free text (docs/compat.md §1.5). */
 export const MAX_BIO_LENGTH = 100_000;
 
 /** PUT /me: `name`, `userName`, `email`, `bio`, each optional; present ones are checked like at sign-up. */

@@ -442,5 +442,7 @@ export class InMemoryDatabase implements Database {
   }
 }
 
-/** Account defaults with no collaborator limit (api-compat §5.7's default), for tests not about limits. */
+/**
+ * Account defaults with no collaborator limit (docs/compat.md §5.7's default), for tests not about limits.
+ */
 export const NO_LIMITS: AccountDefaults = { collaboratorLimit: undefined, storageLimitBytes: 1024 ** 3 };

@@ -4,7 +4,7 @@ import { codeOf, startHarness, type Harness } from './harness';
 
 /**
  * Sign-up switched off by configuration (`SIGNUP_ENABLED=false`): SignUp is NOT_FOUND, which the gateway maps to
- * 404 (api-compat §6: "switched off by configuration → 404"), and no user is created.
+ * 404 (docs/compat.md §6: "switched off by configuration → 404"), and no user is created.
  */
 jest.setTimeout(60_000);
 

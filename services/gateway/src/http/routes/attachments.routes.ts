@@ -78,7 +78,7 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
      */
     async rename(call: Call): Promise<Reply> {
       await requireStory(call);
-      // A missing attachment is 404 even when the body is unreadable (api-compat §3.3 order).
+      // A missing attachment is 404 even when the body is unreadable (docs/compat.md §3.3 order).
       const fields = await call
         .body()
         .then((body) => body.object())
@@ -103,8 +103,9 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
     },
 
     /**
-     * Multipart, one or more files → the page of the created attachments (api-compat §5.6). The project's account
-     * and storage limit (one membership call) go along, so files can hold the upload to the quota (402).
+     * Multipart, one or more files → the page of the created attachments (docs/compat.md §5.6). The project's
+     * account and storage limit (one membership call) go along, so files can hold the upload to the quota
+     * (402).
      */
     async upload(call: Call): Promise<Reply> {
       await requireStory(call);
@@ -136,9 +137,10 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
     },
 
     /**
-     * The bytes, with the attachment's type, `Content-Disposition` and `nosniff` (api-compat §6). One byte range
-     * (`Range: bytes=…`) is answered 206 with `Content-Range`, an unsatisfiable one 416; several ranges are
-     * ignored (200, whole). Standard HTTP on raw content, not an API resource (design.md, Attachments).
+     * The bytes, with the attachment's type, `Content-Disposition` and `nosniff` (docs/compat.md §6). One
+     * byte range (`Range: bytes=…`) is answered 206 with `Content-Range`, an unsatisfiable one 416; several
+     * ranges are ignored (200, whole). Standard HTTP on raw content, not an API resource (design.md,
+     * Attachments).
      */
     async download(call: Call): Promise<Reply> {
       await requireStory(call);

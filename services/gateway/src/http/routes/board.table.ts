@@ -47,7 +47,7 @@ export function boardRoutes(deps: RouteDeps): Route[] {
     route('GET', C, read, comments.get),
     route('PUT', C, { access: 'ReadWrite' }, comments.update),
     route('DELETE', C, { access: 'ReadWrite' }, comments.remove),
-    // Tags: `{tag}` is an id or a URL-encoded name (api-compat §5.5); story-scoped ones under S/tags.
+    // Tags: `{tag}` is an id or a URL-encoded name (docs/compat.md §5.5); story-scoped ones under S/tags.
     route('GET', `${P}/tags`, read, tags.list),
     route('POST', `${P}/tags`, { access: 'ReadWrite' }, tags.create),
     route('GET', `${P}/tags/:tag(text)`, read, tags.get),

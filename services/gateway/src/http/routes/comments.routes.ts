@@ -13,9 +13,9 @@ import { storyChildBody } from './story-children';
 const COMMENT_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
 
 /**
- * `S/comments` (spec "Comments", api-compat §5.6): by createTime; authors resolved in one BatchGetUsers call.
- * Only the author may update; the author or a project admin may delete (boards decides, the gateway passes
- * whether the caller is an admin).
+ * `S/comments` (spec "Comments", docs/compat.md §5.6): by createTime; authors resolved in one BatchGetUsers
+ * call. Only the author may update; the author or a project admin may delete (boards decides, the gateway
+ * passes whether the caller is an admin).
  */
 export function commentHandlers({ boards, users: directory }: RouteDeps) {
   const ids = (call: Call) => ({ project_id: call.project.projectId, story_id: call.id('storyId') });

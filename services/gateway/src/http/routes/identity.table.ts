@@ -34,7 +34,7 @@ export function identityRoutes(deps: RouteDeps): Route[] {
     route('POST', `${V1}/projects`, {}, projects.create),
     route('GET', P, { access: 'Read' }, projects.get),
     route('PUT', P, { access: 'Admin' }, projects.update),
-    // Owner only; the handler refuses other admins with 403 (api-compat §6).
+    // Owner only; the handler refuses other admins with 403 (docs/compat.md §6).
     route('DELETE', P, { access: 'Admin' }, projects.delete),
 
     route('GET', `${P}/members`, { access: 'Read' }, members.list),

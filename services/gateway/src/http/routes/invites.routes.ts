@@ -7,7 +7,9 @@ import { invalidField, optionalReference, requiredString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 
-/** Invites have no enrichments (`with=everything` is accepted) and no filter properties (api-compat §4.2). */
+/**
+ * Invites have no enrichments (`with=everything` is accepted) and no filter properties (docs/compat.md §4.2).
+ */
 const noEnrichments = (call: Call) => call.enrichments({ names: [] });
 
 function rejectWhere(call: Call): void {
@@ -64,9 +66,9 @@ export function inviteHandlers({ membership, access }: RouteDeps) {
     },
 
     /**
-     * `POST /api/v1/invites/{token}/accept` (api-compat §6): any valid key; the caller joins the invite's role.
-     * The caller's access to that project changed, so its cached access decisions go. 402 when joining would
-     * add a collaborator over the limit (see docs/design.md, accounts).
+     * `POST /api/v1/invites/{token}/accept` (docs/compat.md §6): any valid key; the caller joins the invite's
+     * role. The caller's access to that project changed, so its cached access decisions go. 402 when joining
+     * would add a collaborator over the limit (see docs/design.md, accounts).
      */
     async accept(call: Call): Promise<Reply> {
       noEnrichments(call);

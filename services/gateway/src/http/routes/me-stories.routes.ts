@@ -8,9 +8,9 @@ import type { RouteDeps } from './deps';
 import { STORY_ENRICHMENTS, storyDtosFor } from './stories.routes';
 
 /**
- * The caller's stories across their projects (`/me/stories`, `/me?with=stories`; api-compat §5.1): stories
- * they own, in every project where their access is read or better. A member whose access is `none` cannot
- * read that project's stories (403 on `P/stories`), so its stories never appear here either.
+ * The caller's stories across their projects (`/me/stories`, `/me?with=stories`; docs/compat.md §5.1):
+ * stories they own, in every project where their access is read or better. A member whose access is `none`
+ * cannot read that project's stories (403 on `P/stories`), so its stories never appear here either.
  */
 export function meStoryHandlers(deps: RouteDeps) {
   const { membership, boards } = deps;

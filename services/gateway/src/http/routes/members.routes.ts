@@ -7,8 +7,8 @@ import type { RouteDeps } from './deps';
 import { userRef, userRefFromPath } from './user-refs';
 
 /**
- * `P/members` (api-compat §5.2): full user records. Writes drop the project's cached access decisions, so a
- * removed member gets 404 on their very next request.
+ * `P/members` (docs/compat.md §5.2): full user records. Writes drop the project's cached access decisions, so
+ * a removed member gets 404 on their very next request.
  */
 export function memberHandlers({ membership, access }: RouteDeps) {
   const noEnrichments = (call: Call) => call.enrichments({ names: [] });

@@ -11,7 +11,7 @@ import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { filterUsers, STORY_ENRICHMENTS, storyDtosFor } from './stories.routes';
 
-/** `with=stories`: every story of the phase, in board order (api-compat §4.3). */
+/** `with=stories`: every story of the phase, in board order (docs/compat.md §4.3). */
 export const PHASE_ENRICHMENTS: EnrichmentVocabulary = { names: ['stories'] };
 
 /** ListStories pages through a whole board at this size for `with=stories`. */
@@ -95,7 +95,7 @@ export function phaseHandlers(deps: RouteDeps) {
     return page('phase', pageOf(dtos, call.paging()));
   }
 
-  /** The phase with its `stories` array (api-compat §5.4). */
+  /** The phase with its `stories` array (docs/compat.md §5.4). */
   async function phaseWithStories(
     call: Call,
     phase: boards.Phase__Output | null,
@@ -155,7 +155,7 @@ export function phaseHandlers(deps: RouteDeps) {
         update_mask: [],
       };
       const mask = request.update_mask as string[];
-      // null is "unset" as for every optional field (api-compat §1.4): the name stays.
+      // null is "unset" as for every optional field (docs/compat.md §1.4): the name stays.
       if (fields.name !== undefined && fields.name !== null) {
         request.name = requiredString(fields, 'name');
         mask.push('name');
@@ -192,7 +192,10 @@ export function phaseHandlers(deps: RouteDeps) {
       return phasesPage(call, phases, enrich);
     },
 
-    /** `GET P/phases/{id}/stories` (E, F, Pg): the phase with a `stories` slice (no totals, api-compat §5.4). */
+    /**
+     * `GET P/phases/{id}/stories` (E, F, Pg): the phase with a `stories` slice (no totals,
+     * docs/compat.md §5.4).
+     */
     async listStories(call: Call): Promise<Reply> {
       const projectId = call.project.projectId;
       const phaseId = call.id('phaseId');

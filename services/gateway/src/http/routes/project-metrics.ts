@@ -4,7 +4,7 @@ import type { RouteDeps } from './deps';
 
 /**
  * `with=metrics` on projects: ONE BatchGetProjectMetrics call for a whole page of projects; every project gets
- * a full metrics object (all 0 until something finishes, api-compat §5.2). Undefined when not requested.
+ * a full metrics object (all 0 until something finishes, docs/compat.md §5.2). Undefined when not requested.
  */
 export async function projectMetricsFor(
   boards: RouteDeps['boards'],

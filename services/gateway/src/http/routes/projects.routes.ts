@@ -12,7 +12,7 @@ import { userRef } from './user-refs';
 import { projectMetricsFor } from './project-metrics';
 
 /**
- * `invites` is Admin only and must be asked for by name (api-compat §4.3): `everything` leaves it out for
+ * `invites` is Admin only and must be asked for by name (docs/compat.md §4.3): `everything` leaves it out for
  * everyone, so a response's shape never depends on the caller's role (strict clients reject extra keys).
  */
 export const PROJECT_ENRICHMENTS: EnrichmentVocabulary = {
@@ -65,10 +65,11 @@ export function projectHandlers(deps: RouteDeps) {
 
   return {
     /**
-     * `POST /api/v1/projects` (api-compat §6): membership creates the project and its roles, then boards its
-     * default phases. CreateBoard is idempotent and retried on UNAVAILABLE; if it still fails, the project is
-     * deleted again (a saga's compensation) and the caller gets boards' error: a project without a board would
-     * be half-written (no phases, so no story could ever be added), and the client can simply retry the create.
+     * `POST /api/v1/projects` (docs/compat.md §6): membership creates the project and its roles, then boards
+     * its default phases. CreateBoard is idempotent and retried on UNAVAILABLE; if it still fails, the
+     * project is deleted again (a saga's compensation) and the caller gets boards' error: a project without a
+     * board would be half-written (no phases, so no story could ever be added), and the client can simply
+     * retry the create.
      */
     async create(call: Call): Promise<Reply> {
       const fields = (await call.body()).object();
@@ -102,9 +103,9 @@ export function projectHandlers(deps: RouteDeps) {
     },
 
     /**
-     * `GET /api/v1/projects` (api-compat §5.2): the caller's projects at any access level; `where=name:...`;
-     * membership filters and pages, and enriches only the page: `metrics` and `phases` are one boards call
-     * each for the whole page.
+     * `GET /api/v1/projects` (docs/compat.md §5.2): the caller's projects at any access level;
+     * `where=name:...`; membership filters and pages, and enriches only the page: `metrics` and `phases` are
+     * one boards call each for the whole page.
      */
     async list(call: Call): Promise<Reply> {
       const enrich = call.enrichments(PROJECT_ENRICHMENTS);
@@ -172,8 +173,8 @@ export function projectHandlers(deps: RouteDeps) {
     },
 
     /**
-     * `DELETE P` (api-compat §6): the owner only; others who can see the project get 403. membership deletes
-     * its rows and publishes `membership.project-deleted.v1` for boards and files to clean up.
+     * `DELETE P` (docs/compat.md §6): the owner only; others who can see the project get 403. membership
+     * deletes its rows and publishes `membership.project-deleted.v1` for boards and files to clean up.
      */
     async delete(call: Call): Promise<Reply> {
       if (!call.project.isOwner)

@@ -32,8 +32,8 @@ function optionalAccess(fields: Record<string, unknown>): membership.Access | un
 const where = (call: Call) => call.query.get('where') ?? '';
 
 /**
- * `P/roles...` (spec "Roles and members", api-compat §5.7). Every write may change someone's access, so it
- * drops the project's cached access decisions before answering: the next request re-reads (revocation is
+ * `P/roles...` (spec "Roles and members", docs/compat.md §5.7). Every write may change someone's access, so
+ * it drops the project's cached access decisions before answering: the next request re-reads (revocation is
  * immediate, not after the cache TTL).
  */
 export function roleHandlers({ membership, access }: RouteDeps) {

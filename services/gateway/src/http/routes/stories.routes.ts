@@ -27,7 +27,7 @@ export const STORY_ENRICHMENTS: EnrichmentVocabulary = {
   names: ['details', 'tags', 'tasks', 'comments', 'milestones', 'steps', 'metrics'],
 };
 
-/** A user reference (api-compat §1.4, §5.3): an id, a username, `{id}` or `{userName}`/`{username}`. */
+/** A user reference (docs/compat.md §1.4, §5.3): an id, a username, `{id}` or `{userName}`/`{username}`. */
 export type UserReference = { id: number } | { userName: string };
 
 /** `owner` from a body: undefined when absent; null (unassign) for null or "" (`<owner />`). */
@@ -63,7 +63,7 @@ function toUserReference(value: unknown): UserReference | null | undefined {
   return undefined;
 }
 
-/** Filters naming users (owner:/creator:) need the members, so names can match (api-compat §4.2). */
+/** Filters naming users (owner:/creator:) need the members, so names can match (docs/compat.md §4.2). */
 const NAMES_USERS = /\b(owner|creator)\s*:/i;
 
 /** Enrichments whose open milestones and steps run to now: a cached answer would be wrong a second later. */
@@ -142,7 +142,7 @@ export async function filterUsers(
   return members.map((u) => ({ id: u.id, user_name: u.user_name, name: u.name }));
 }
 
-/** The writable fields of a story update body (api-compat §5.3) as an update mask and values. */
+/** The writable fields of a story update body (docs/compat.md §5.3) as an update mask and values. */
 export type StoryChanges = Omit<boards.UpdateStoryRequest, 'project_id' | 'story_id'> & {
   update_mask: string[];
 };
@@ -183,7 +183,7 @@ export function storyHandlers(deps: RouteDeps) {
     return user.id;
   }
 
-  /** A phase by name: the first match by index, ignoring case (api-compat §5.3). */
+  /** A phase by name: the first match by index, ignoring case (docs/compat.md §5.3). */
   async function phaseIdFor(projectId: number, ref: Reference | null | undefined): Promise<number> {
     if (!ref) return 0; // Backlog
     if ('id' in ref) return ref.id;
@@ -199,10 +199,10 @@ export function storyHandlers(deps: RouteDeps) {
   }
 
   /**
-   * The writable fields of an update body; read-only and unknown fields are ignored (api-compat §1.4).
+   * The writable fields of an update body; read-only and unknown fields are ignored (docs/compat.md §1.4).
    * `null` clears owner, deadline, details, size, priority and blockedReason.
    */
-  /** api-compat §1.5. */
+  /** docs/compat.md §1.5. */
   const BLOCKED_REASON_LIMIT = 1000;
 
   async function storyChanges(projectId: number, fields: Fields): Promise<StoryChanges> {
@@ -289,7 +289,7 @@ export function storyHandlers(deps: RouteDeps) {
 
     /**
      * `PUT P/stories/{id}`: any subset of the writable fields; read-only and unknown fields are ignored
-     * (api-compat §1.4). `null` clears owner, deadline, details, size, priority and blockedReason.
+     * (docs/compat.md §1.4). `null` clears owner, deadline, details, size, priority and blockedReason.
      */
     async update(call: Call): Promise<Reply> {
       const { projectId } = call.project;
@@ -302,7 +302,8 @@ export function storyHandlers(deps: RouteDeps) {
 
     /**
      * `PUT P/stories?where=` (F, E): the single update's properties applied to every matching story, all or
-     * nothing (api-compat §5.3); answers the page of the affected stories after the update. `where` is required.
+     * nothing (docs/compat.md §5.3); answers the page of the affected stories after the update. `where` is
+     * required.
      */
     async updateMany(call: Call): Promise<Reply> {
       const { projectId } = call.project;
@@ -335,7 +336,7 @@ export function storyHandlers(deps: RouteDeps) {
   };
 }
 
-/** `tasks` on a story create (api-compat §5.3): `[{text, status?}]`; null or absent means none. */
+/** `tasks` on a story create (docs/compat.md §5.3): `[{text, status?}]`; null or absent means none. */
 function newTasks(fields: Fields): boards.NewTask[] {
   const value = fields.tasks;
   if (value === undefined || value === null || value === '') return [];

@@ -5,7 +5,7 @@ import type { RouteDeps } from './deps';
 
 /**
  * The body of a write on a story's sub-resource. A body that cannot be read is 400, but only once the story is
- * known to exist: a missing story is 404 first (api-compat §3.3 order).
+ * known to exist: a missing story is 404 first (docs/compat.md §3.3 order).
  */
 export async function storyChildBody(
   boards: RouteDeps['boards'],

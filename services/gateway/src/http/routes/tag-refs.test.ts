@@ -10,7 +10,7 @@ const problem = (fn: () => unknown): string | undefined => {
   return undefined;
 };
 
-describe('tag references in bodies (api-compat §1.4, §5.3)', () => {
+describe('tag references in bodies (docs/compat.md §1.4, §5.3)', () => {
   it('a number or {id} is an id; a numeric string is an id tried as a name too', () => {
     expect(tagRef(3, 'tags')).toEqual({ id: 3, name: '' });
     expect(tagRef({ id: 3 }, 'tags')).toEqual({ id: 3, name: '' });

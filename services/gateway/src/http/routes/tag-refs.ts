@@ -4,9 +4,10 @@ import type { Fields } from '../body';
 import { invalidField } from '../fields';
 
 /**
- * Tag references in request bodies (spec "Reference syntax", api-compat §1.4, §5.3): a number or `{id}` is an id;
- * a string or `{name}` is a name. A numeric string is sent as both, so boards tries it as an id first and then as
- * a name (XML has only strings: `<tag>3</tag>` must reach tag 3, and a tag may be named "2024").
+ * Tag references in request bodies (spec "Reference syntax", docs/compat.md §1.4, §5.3): a number or `{id}`
+ * is an id; a string or `{name}` is a name. A numeric string is sent as both, so boards tries it as an id
+ * first and then as a name (XML has only strings: `<tag>3</tag>` must reach tag 3, and a tag may be named
+ * "2024").
  */
 export function tagRef(value: unknown, field: string): boards.TagRef {
   if (typeof value === 'number') {

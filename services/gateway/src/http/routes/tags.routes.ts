@@ -14,13 +14,15 @@ import { itemId } from './story-children';
 import { filterUsers, STORY_ENRICHMENTS, storyDtosFor } from './stories.routes';
 import { singleItem, tagRef } from './tag-refs';
 
-/** `with=stories` on tags: `{id, text}` of the stories carrying each tag (spec "Tag", api-compat §4.3). */
+/**
+ * `with=stories` on tags: `{id, text}` of the stories carrying each tag (spec "Tag", docs/compat.md §4.3).
+ */
 export const TAG_ENRICHMENTS: EnrichmentVocabulary = { names: ['stories'] };
 
 /**
- * Tags (spec "Tags", api-compat §5.5): `P/tags...` and the story-scoped `S/tags...`. `{tag}` is an id or a
- * URL-encoded name (the router has decoded it); boards resolves it, trying a number as an id first. Tag pages
- * are by id; story pages in board order. Enrichments cost one batched boards call per response.
+ * Tags (spec "Tags", docs/compat.md §5.5): `P/tags...` and the story-scoped `S/tags...`. `{tag}` is an id or
+ * a URL-encoded name (the router has decoded it); boards resolves it, trying a number as an id first. Tag
+ * pages are by id; story pages in board order. Enrichments cost one batched boards call per response.
  */
 export function tagHandlers(deps: RouteDeps) {
   const { boards, membership } = deps;
@@ -70,7 +72,7 @@ export function tagHandlers(deps: RouteDeps) {
 
   /**
    * Reads the body as `read` wants it. A bad body is 400 only once the path's tag (or story) is known to exist:
-   * a missing one is 404 first (api-compat §3.3 order).
+   * a missing one is 404 first (docs/compat.md §3.3 order).
    */
   async function bodyAfter<T>(call: Call, exists: () => Promise<unknown>, read: (body: RequestBody) => T) {
     try {
@@ -116,7 +118,7 @@ export function tagHandlers(deps: RouteDeps) {
       const enrich = call.enrichments(TAG_ENRICHMENTS);
       const name = await bodyAfter(call, tagExists(call), (body) => {
         const fields: Fields = body.object();
-        // null is "unset" as for every optional field (api-compat §1.4): the name stays.
+        // null is "unset" as for every optional field (docs/compat.md §1.4): the name stays.
         return fields.name === undefined || fields.name === null ? undefined : requiredString(fields, 'name');
       });
       const { tag } = await boards.updateTag({

@@ -13,7 +13,9 @@ import { itemId, storyChildBody } from './story-children';
 /** Tasks have no enrichments; `with=everything` is accepted, anything else is 400. */
 const TASK_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
 
-/** `S/tasks` (spec "Tasks", api-compat §5.6): by position; finishers resolved in one BatchGetUsers call. */
+/**
+ * `S/tasks` (spec "Tasks", docs/compat.md §5.6): by position; finishers resolved in one BatchGetUsers call.
+ */
 export function taskHandlers({ boards, users: directory }: RouteDeps) {
   const ids = (call: Call) => ({ project_id: call.project.projectId, story_id: call.id('storyId') });
 
@@ -81,7 +83,7 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
       return taskReply(task);
     },
 
-    /** `PUT S/tasks/{id}`: any subset of `text`, `status`; other fields are ignored (api-compat §1.4). */
+    /** `PUT S/tasks/{id}`: any subset of `text`, `status`; other fields are ignored (docs/compat.md §1.4). */
     async update(call: Call): Promise<Reply> {
       const fields = (await storyChildBody(boards, call, 'object')) as Fields;
       call.enrichments(TASK_ENRICHMENTS);

@@ -2,8 +2,9 @@ import type { membership } from '@flowboard/proto';
 import { DomainError } from '@flowboard/service-kit';
 
 /**
- * User references in request bodies and paths (api-compat §5.1): an id (number or numeric string), a username
- * string, or an object with `id` or `userName`/`username` (`id` wins). Usernames match ignoring case.
+ * User references in request bodies and paths (docs/compat.md §5.1): an id (number or numeric string), a
+ * username string, or an object with `id` or `userName`/`username` (`id` wins). Usernames match ignoring
+ * case.
  */
 export function userRef(value: unknown, what = 'user reference'): membership.UserRef {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {

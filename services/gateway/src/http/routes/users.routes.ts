@@ -12,7 +12,9 @@ import { ownedStoryRefs } from './me-stories.routes';
 /** Sign-up (`POST /api/v1/users`, no key) and the current user (`/api/v1/me`). */
 export function userHandlers({ membership, files, apiKeys, boards, users }: RouteDeps) {
   return {
-    /** Body `{name?, userName|username, email}` → the full record plus the first API key (api-compat §6). */
+    /**
+     * Body `{name?, userName|username, email}` → the full record plus the first API key (docs/compat.md §6).
+     */
     async signUp(call: Call): Promise<Reply> {
       const fields = (await call.body()).object();
       const { user, api_key } = await membership.signUp({
@@ -24,7 +26,7 @@ export function userHandlers({ membership, files, apiKeys, boards, users }: Rout
       return resource('user', signedUpUserDto(user, api_key));
     },
 
-    /** `GET /me`; `with=stories` adds `{id, text}` of every story the caller owns (api-compat §5.1). */
+    /** `GET /me`; `with=stories` adds `{id, text}` of every story the caller owns (docs/compat.md §5.1). */
     async me(call: Call): Promise<Reply> {
       const enrich = call.enrichments({ names: ['stories'] });
       const [{ user }, stories] = await Promise.all([
@@ -71,7 +73,7 @@ export function userHandlers({ membership, files, apiKeys, boards, users }: Rout
       return resource('account', accountDto(account, storage));
     },
 
-    /** `GET /me/apikeys` (api-compat §6): `{id, createTime, enabled, hint}` each, id order. */
+    /** `GET /me/apikeys` (docs/compat.md §6): `{id, createTime, enabled, hint}` each, id order. */
     async listApiKeys(call: Call): Promise<Reply> {
       call.enrichments({ names: [] });
       const paging = call.paging();

@@ -7,6 +7,7 @@ import {
 } from '@flowboard/membership';
 import type { MembershipApp } from '@flowboard/membership';
 import { createKafka, ensureTopics } from '@flowboard/messaging';
+import { configSchema, createApp, type NotifierApp } from '@flowboard/notifier';
 import { createPool, migrate } from '@flowboard/pg-kit';
 import { loadMembershipProto, type membership } from '@flowboard/proto';
 import { contextToMetadata, createLogger, loadConfig } from '@flowboard/service-kit';
@@ -23,8 +24,6 @@ import {
   type InMemoryTracing,
   type ReadableSpan,
 } from '@flowboard/testing';
-import { createApp, type NotifierApp } from '../../src/app';
-import { configSchema } from '../../src/config';
 
 /**
  * One invite, one trace: a caller's traceparent in gRPC metadata → membership's CreateInvite → the outbox row →
@@ -89,7 +88,10 @@ beforeAll(async () => {
     applicationName: 't',
     max: 1,
   });
-  await migrate(pool, { schema: 'membership', dir: path.join(__dirname, '../../../membership/migrations') });
+  await migrate(pool, {
+    schema: 'membership',
+    dir: path.join(__dirname, '../../../../services/membership/migrations'),
+  });
   await pool.end();
   membershipApp = createMembershipApp(
     loadConfig(membershipConfigSchema, {

@@ -1,11 +1,11 @@
-import { extractApiKey } from './authenticate';
+import { extractApiKey } from './credentials';
 import { Query } from './query';
 
 const KEY_A = 'a'.repeat(32);
 const KEY_B = 'b'.repeat(32);
 const KEY_C = 'c'.repeat(32);
 
-describe('extractApiKey (api-compat §3.1)', () => {
+describe('extractApiKey (docs/compat.md §3.1)', () => {
   it('prefers X-Zen-ApiKey over Bearer over the query', () => {
     const headers = { 'x-zen-apikey': KEY_A, authorization: `Bearer ${KEY_B}` };
     expect(extractApiKey(headers, new Query(`apikey=${KEY_C}`))).toBe(KEY_A);

@@ -1,4 +1,4 @@
-import { rateLimitHeaders } from './rate-limit';
+import { rateLimitHeaders } from './rate-limit-headers';
 
 describe('rateLimitHeaders', () => {
   it('counts down the remaining requests and names the window in seconds', () => {
