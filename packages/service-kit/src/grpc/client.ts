@@ -124,3 +124,35 @@ export function unaryCall<C extends grpc.Client, K extends keyof C & string>(
     });
   });
 }
+
+/**
+ * A client as its callers use it: one promise-returning function per RPC of the proto, named like the RPC with a
+ * lower-case first letter (`GetStory` → `getStory`), taking the request message and resolving to the response;
+ * every call has the deadline of `options`, failures arrive as DomainErrors. Derived from the service definition, so
+ * a new RPC needs no wrapper.
+ */
+export type DerivedClient<C extends grpc.Client> = {
+  [
+    K in keyof C & string as K extends Uncapitalize<K>
+      ? never
+      : UnaryRequest<C[K]> extends never
+        ? never
+        : Uncapitalize<K>
+  ]: (request: UnaryRequest<C[K]>) => Promise<UnaryResponse<C[K]>>;
+} & { close(): void };
+
+export function deriveClient<C extends grpc.Client>(
+  Ctor: ClientConstructor<C>,
+  address: string,
+  options: GrpcClientOptions & UnaryCallOptions,
+): DerivedClient<C> {
+  const client = createGrpcClient(Ctor, address, options);
+  const calls: Record<string, unknown> = { close: () => client.close() };
+  for (const method of Object.values(Ctor.service)) {
+    if (method.requestStream || method.responseStream) continue;
+    const name = method.path.split('/')[2]!;
+    calls[name.charAt(0).toLowerCase() + name.slice(1)] = (request: never) =>
+      unaryCall(client, name as keyof C & string, request, { deadlineMs: options.deadlineMs });
+  }
+  return calls as DerivedClient<C>;
+}

@@ -48,7 +48,7 @@ export class ApiKeyAuthenticator {
     if (!KEY_FORMAT.test(key)) throw unauthorized('The API key is malformed.');
     const hash = keyHash ?? apiKeyHash(key);
     return this.cache.get(hash, keySlot(hash), async () => {
-      const { user } = await this.membership.authenticateApiKey(key);
+      const { user } = await this.membership.authenticateApiKey({ api_key: key });
       if (!user) throw unauthorized('The API key is not valid.');
       return user;
     });

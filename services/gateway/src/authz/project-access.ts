@@ -27,7 +27,7 @@ export class ProjectAccessResolver {
   async resolve(projectId: number, userId: number): Promise<ProjectAccess> {
     const slot: CacheSlot = { ...projectSlot(projectId), field: String(userId) };
     return this.cache.get(`${projectId}:${userId}`, slot, async () =>
-      projectAccessFrom(await this.membership.getProjectAccess(projectId), projectId),
+      projectAccessFrom(await this.membership.getProjectAccess({ project_id: projectId }), projectId),
     );
   }
 

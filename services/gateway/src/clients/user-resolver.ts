@@ -45,7 +45,7 @@ export class UserDirectory {
     });
     const missing = wanted.filter((id) => !found.has(id));
     if (missing.length === 0) return found;
-    const { users } = await this.membership.batchGetUsers(missing);
+    const { users } = await this.membership.batchGetUsers({ ids: missing });
     for (const user of users) {
       found.set(user.id, user);
       this.local.set(String(user.id), user, ticket);

@@ -75,7 +75,7 @@ export function adminHandlers({ membership, files, apiKeys, operatorToken }: Rou
       // hold (0) with a 400, and which of the two failed first must not choose the answer.
       const [updated, storage] = await Promise.allSettled([
         membership.updateAccount(request),
-        files.getStorageUsage(userId),
+        files.getStorageUsage({ account_id: userId }),
       ]);
       if (updated.status === 'rejected') throw updated.reason;
       if (storage.status === 'rejected') throw storage.reason;
@@ -94,7 +94,11 @@ export function adminHandlers({ membership, files, apiKeys, operatorToken }: Rou
       const userId = call.id('userId');
       const enabled = requiredBoolean((await call.body()).object(), 'enabled');
       call.enrichments({ names: [] });
-      const { user, enabled: now, api_key_hashes } = await membership.setUserEnabled(userId, enabled);
+      const {
+        user,
+        enabled: now,
+        api_key_hashes,
+      } = await membership.setUserEnabled({ user_id: userId, enabled });
       if (!user) throw new DomainError('Internal', 'SetUserEnabled returned no user');
       await apiKeys.forget(api_key_hashes);
       return resource('user', userStatusDto(user, now));
@@ -111,7 +115,11 @@ export function adminHandlers({ membership, files, apiKeys, operatorToken }: Rou
       const keyId = call.id('keyId');
       const enabled = requiredBoolean((await call.body()).object(), 'enabled');
       call.enrichments({ names: [] });
-      const { api_key, key_hash } = await membership.setApiKeyEnabled(userId, keyId, enabled);
+      const { api_key, key_hash } = await membership.setApiKeyEnabled({
+        user_id: userId,
+        api_key_id: keyId,
+        enabled,
+      });
       if (!api_key) throw new DomainError('Internal', 'SetApiKeyEnabled returned no key');
       await apiKeys.forget([key_hash]);
       return resource('apiKey', apiKeyDto(api_key));

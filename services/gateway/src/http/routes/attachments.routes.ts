@@ -48,27 +48,32 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
   const identity = (call: Call) => ({ userId: call.user.id, requestId: call.requestId });
 
   /** Sub-resource check: a missing story is 404 before the body is looked at. */
-  const requireStory = (call: Call) => boards.getStory(call.project.projectId, call.id('storyId'));
+  const requireStory = (call: Call) =>
+    boards.getStory({ project_id: call.project.projectId, story_id: call.id('storyId') });
 
-  const ids = (call: Call) => [call.project.projectId, call.id('storyId'), call.id('attachmentId')] as const;
+  const ids = (call: Call) => ({
+    project_id: call.project.projectId,
+    story_id: call.id('storyId'),
+    attachment_id: call.id('attachmentId'),
+  });
 
   return {
     /** The story's attachments by id; `where` is accepted but attachments have no filterable property (§4.2). */
     async list(call: Call): Promise<Reply> {
       await requireStory(call);
       const paging = call.paging();
-      const { attachments } = await files.listAttachments(
-        call.project.projectId,
-        call.id('storyId'),
-        call.query.get('where') ?? '',
-      );
+      const { attachments } = await files.listAttachments({
+        project_id: call.project.projectId,
+        story_id: call.id('storyId'),
+        where: call.query.get('where') ?? '',
+      });
       return page('attachment', pageOf(attachments.map(attachmentMessageDto), paging));
     },
 
     async get(call: Call): Promise<Reply> {
       await requireStory(call);
       call.enrichments(ATTACHMENT_ENRICHMENTS);
-      const { attachment } = await files.getAttachment(...ids(call));
+      const { attachment } = await files.getAttachment(ids(call));
       return attachmentReply(attachment);
     },
 
@@ -83,22 +88,22 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
         .body()
         .then((body) => body.object())
         .catch(async (err: unknown) => {
-          await files.getAttachment(...ids(call));
+          await files.getAttachment(ids(call));
           throw err;
         });
       call.enrichments(ATTACHMENT_ENRICHMENTS);
       const fileName = optionalString(fields, 'filename', 'fileName');
       const { attachment } =
         fileName === undefined
-          ? await files.getAttachment(...ids(call))
-          : await files.renameAttachment(...ids(call), fileName);
+          ? await files.getAttachment(ids(call))
+          : await files.renameAttachment({ ...ids(call), file_name: fileName });
       return attachmentReply(attachment);
     },
 
     /** Removes the row and the stored object (files logs an object it could not remove for a sweeper). */
     async remove(call: Call): Promise<Reply> {
       await requireStory(call);
-      await files.deleteAttachment(...ids(call));
+      await files.deleteAttachment(ids(call));
       return empty();
     },
 
@@ -124,7 +129,7 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
           },
         );
       const paging = call.paging();
-      const account = await membership.getProjectAccount(call.project.projectId);
+      const account = await membership.getProjectAccount({ project_id: call.project.projectId });
       const forwardAs = {
         ...identity(call),
         account: { accountId: account.account_id, storageLimitBytes: account.storage_limit_bytes },

@@ -60,11 +60,11 @@ export function commentHandlers({ boards, users: directory }: RouteDeps) {
 
     async get(call: Call): Promise<Reply> {
       call.enrichments(COMMENT_ENRICHMENTS);
-      const { comment } = await boards.getComment(
-        call.project.projectId,
-        call.id('storyId'),
-        call.id('commentId'),
-      );
+      const { comment } = await boards.getComment({
+        project_id: call.project.projectId,
+        story_id: call.id('storyId'),
+        comment_id: call.id('commentId'),
+      });
       return commentReply(comment);
     },
 

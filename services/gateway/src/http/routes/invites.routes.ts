@@ -46,7 +46,7 @@ export function inviteHandlers({ membership, access }: RouteDeps) {
       noEnrichments(call);
       rejectWhere(call);
       const paging = call.paging();
-      const { invites } = await membership.listInvites(call.project.projectId);
+      const { invites } = await membership.listInvites({ project_id: call.project.projectId });
       return page('invite', pageOf(invites.map(inviteDto), paging));
     },
 
@@ -72,7 +72,7 @@ export function inviteHandlers({ membership, access }: RouteDeps) {
      */
     async accept(call: Call): Promise<Reply> {
       noEnrichments(call);
-      const { project } = await membership.acceptInvite(call.text('token'));
+      const { project } = await membership.acceptInvite({ token: call.text('token') });
       if (!project) throw new DomainError('Internal', 'AcceptInvite returned no project');
       await access.forgetProject(project.id);
       return resource('project', projectDto(project));

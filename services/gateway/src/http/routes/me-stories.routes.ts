@@ -17,7 +17,7 @@ export function meStoryHandlers(deps: RouteDeps) {
 
   /** ONE membership call: the projects the caller may read, with their names (for `project {id, name}`). */
   async function readableProjects(): Promise<Map<number, string>> {
-    const { projects } = await membership.listReadableProjects();
+    const { projects } = await membership.listReadableProjects({});
     return new Map(projects.map((p) => [p.id, p.name]));
   }
 
@@ -75,7 +75,7 @@ export async function ownedStoryRefs(
   { membership, boards }: Pick<RouteDeps, 'membership' | 'boards'>,
   userId: number,
 ): Promise<Dto[]> {
-  const { projects } = await membership.listReadableProjects();
+  const { projects } = await membership.listReadableProjects({});
   const { stories } = await boards.listOwnedStories({
     owner_id: userId,
     project_ids: projects.map((p) => p.id),

@@ -114,13 +114,19 @@ export function phaseHandlers(deps: RouteDeps) {
     async list(call: Call): Promise<Reply> {
       const enrich = call.enrichments(PHASE_ENRICHMENTS);
       call.paging(); // bad paging is a 400 before any call
-      const { phases } = await boards.listPhases(call.project.projectId, call.query.get('where') ?? '');
+      const { phases } = await boards.listPhases({
+        project_id: call.project.projectId,
+        where: call.query.get('where') ?? '',
+      });
       return phasesPage(call, phases, enrich);
     },
 
     async get(call: Call): Promise<Reply> {
       const enrich = call.enrichments(PHASE_ENRICHMENTS);
-      const { phase } = await boards.getPhase(call.project.projectId, call.id('phaseId'));
+      const { phase } = await boards.getPhase({
+        project_id: call.project.projectId,
+        phase_id: call.id('phaseId'),
+      });
       return phaseReply(call, phase, enrich);
     },
 
@@ -179,7 +185,7 @@ export function phaseHandlers(deps: RouteDeps) {
     },
 
     async remove(call: Call): Promise<Reply> {
-      await boards.deletePhase(call.project.projectId, call.id('phaseId'));
+      await boards.deletePhase({ project_id: call.project.projectId, phase_id: call.id('phaseId') });
       return empty();
     },
 
@@ -188,7 +194,7 @@ export function phaseHandlers(deps: RouteDeps) {
       const enrich = call.enrichments(PHASE_ENRICHMENTS);
       call.paging();
       const ids = (await call.body()).array().map((item) => idOf(item, 'phase'));
-      const { phases } = await boards.reorderPhases(call.project.projectId, ids);
+      const { phases } = await boards.reorderPhases({ project_id: call.project.projectId, phase_ids: ids });
       return phasesPage(call, phases, enrich);
     },
 
@@ -218,7 +224,11 @@ export function phaseHandlers(deps: RouteDeps) {
       const projectId = call.project.projectId;
       const phaseId = call.id('phaseId');
       const ids = (await call.body()).array().map((item) => idOf(item, 'story'));
-      const { phase, stories } = await boards.reorderPhaseStories(projectId, phaseId, ids);
+      const { phase, stories } = await boards.reorderPhaseStories({
+        project_id: projectId,
+        phase_id: phaseId,
+        story_ids: ids,
+      });
       return phaseWithStories(call, phase, stories, new Set());
     },
   };

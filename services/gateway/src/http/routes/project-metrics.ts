@@ -14,7 +14,7 @@ export async function projectMetricsFor(
   if (!enrich.has('metrics')) return undefined;
   const byProject = new Map<number, Dto>(projectIds.map((id) => [id, projectMetricsDto(undefined)]));
   if (projectIds.length === 0) return byProject;
-  const { projects } = await boards.batchGetProjectMetrics(projectIds);
+  const { projects } = await boards.batchGetProjectMetrics({ project_ids: projectIds });
   for (const m of projects) byProject.set(m.project_id, projectMetricsDto(m));
   return byProject;
 }

@@ -48,7 +48,9 @@ export function projectHandlers(deps: RouteDeps) {
             include_invites: enrich.has('invites'),
           })
         : undefined,
-      enrich.has('phases') ? (known.phases ?? boards.listPhases(projectId).then((r) => r.phases)) : undefined,
+      enrich.has('phases')
+        ? (known.phases ?? boards.listPhases({ project_id: projectId }).then((r) => r.phases))
+        : undefined,
       projectMetricsFor(boards, [projectId], enrich),
     ]);
     const project = got?.project ?? known.project;
@@ -82,8 +84,8 @@ export function projectHandlers(deps: RouteDeps) {
       const enrich = projectEnrichments(call, 'admin');
       const { project } = await membership.createProject(request);
       if (!project) throw new DomainError('Internal', 'CreateProject returned no project');
-      const { phases } = await boards.createBoard(project.id).catch(async (err: unknown) => {
-        await membership.deleteProject(project.id).catch((undoErr: unknown) =>
+      const { phases } = await boards.createBoard({ project_id: project.id }).catch(async (err: unknown) => {
+        await membership.deleteProject({ project_id: project.id }).catch((undoErr: unknown) =>
           logger.error(
             {
               projectId: project.id,
@@ -124,7 +126,7 @@ export function projectHandlers(deps: RouteDeps) {
         projectMetricsFor(boards, projectIds, enrich),
         enrich.has('phases') && projectIds.length > 0
           ? boards
-              .batchListPhases(projectIds)
+              .batchListPhases({ project_ids: projectIds })
               .then((r) => new Map(r.projects.map((p) => [p.project_id, p.phases])))
           : undefined,
       ]);
@@ -181,7 +183,7 @@ export function projectHandlers(deps: RouteDeps) {
         throw new DomainError('PermissionDenied', 'Only the owner can delete a project.');
       const projectId = call.project.projectId;
       try {
-        await membership.deleteProject(projectId);
+        await membership.deleteProject({ project_id: projectId });
       } finally {
         await access.forgetProject(projectId);
       }

@@ -101,12 +101,14 @@ export async function storyDtosFor(
   const tagBatch = listedTags
     ? Promise.resolve({ stories: listedTags })
     : enrich.has('tags') && stories.length > 0
-      ? deps.boards.batchGetStoryTags(projectId, storyIds)
+      ? deps.boards.batchGetStoryTags({ project_id: projectId, story_ids: storyIds })
       : undefined;
   tagBatch?.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
   const [taskBatch, commentBatch, historyBatch] = await Promise.all([
-    wantTasks ? deps.boards.batchGetStoryTasks(projectId, storyIds) : undefined,
-    wantComments ? deps.boards.batchGetStoryComments(projectId, storyIds) : undefined,
+    wantTasks ? deps.boards.batchGetStoryTasks({ project_id: projectId, story_ids: storyIds }) : undefined,
+    wantComments
+      ? deps.boards.batchGetStoryComments({ project_id: projectId, story_ids: storyIds })
+      : undefined,
     storyHistoryBatch(deps.boards, projectId, storyIds, enrich),
   ]);
   const history = new Map((historyBatch?.stories ?? []).map((h) => [h.story_id, h]));
@@ -187,7 +189,7 @@ export function storyHandlers(deps: RouteDeps) {
   async function phaseIdFor(projectId: number, ref: Reference | null | undefined): Promise<number> {
     if (!ref) return 0; // Backlog
     if ('id' in ref) return ref.id;
-    const { phases } = await boards.listPhases(projectId);
+    const { phases } = await boards.listPhases({ project_id: projectId });
     const wanted = ref.name.toLowerCase();
     const phase = phases.find((p) => p.name.toLowerCase() === wanted);
     if (!phase) {
@@ -263,7 +265,10 @@ export function storyHandlers(deps: RouteDeps) {
 
     async get(call: Call): Promise<Reply> {
       const enrich = call.enrichments(STORY_ENRICHMENTS);
-      const { story } = await boards.getStory(call.project.projectId, call.id('storyId'));
+      const { story } = await boards.getStory({
+        project_id: call.project.projectId,
+        story_id: call.id('storyId'),
+      });
       return storyReply(call, story, enrich);
     },
 
@@ -330,7 +335,7 @@ export function storyHandlers(deps: RouteDeps) {
     },
 
     async remove(call: Call): Promise<Reply> {
-      await boards.deleteStory(call.project.projectId, call.id('storyId'));
+      await boards.deleteStory({ project_id: call.project.projectId, story_id: call.id('storyId') });
       return empty();
     },
   };

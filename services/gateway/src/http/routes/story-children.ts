@@ -16,7 +16,7 @@ export async function storyChildBody(
     const body = await call.body();
     return shape === 'object' ? body.object() : body.array();
   } catch (err) {
-    await boards.getStory(call.project.projectId, call.id('storyId'));
+    await boards.getStory({ project_id: call.project.projectId, story_id: call.id('storyId') });
     throw err;
   }
 }

@@ -36,10 +36,10 @@ export function tagHandlers(deps: RouteDeps) {
     if (!enrich.has('stories')) return tags.map(tagDto);
     const batch =
       tags.length > 0
-        ? await boards.batchGetTagStories(
-            call.project.projectId,
-            tags.map((t) => t.id),
-          )
+        ? await boards.batchGetTagStories({
+            project_id: call.project.projectId,
+            tag_ids: tags.map((t) => t.id),
+          })
         : { tags: [] };
     const byTag = new Map(batch.tags.map((t) => [t.tag_id, t.stories]));
     return tags.map((t) => ({ ...tagDto(t), stories: (byTag.get(t.id) ?? []).map(storySummaryDto) }));
@@ -82,8 +82,10 @@ export function tagHandlers(deps: RouteDeps) {
       throw err;
     }
   }
-  const tagExists = (call: Call) => () => boards.getTag(call.project.projectId, pathTag(call));
-  const storyExists = (call: Call) => () => boards.getStory(call.project.projectId, call.id('storyId'));
+  const tagExists = (call: Call) => () =>
+    boards.getTag({ project_id: call.project.projectId, tag: pathTag(call) });
+  const storyExists = (call: Call) => () =>
+    boards.getStory({ project_id: call.project.projectId, story_id: call.id('storyId') });
 
   return {
     /** `GET P/tags` (E, F, Pg): `where` is accepted, but every property → 400 (boards checks it). */
@@ -103,13 +105,13 @@ export function tagHandlers(deps: RouteDeps) {
     async create(call: Call): Promise<Reply> {
       const enrich = call.enrichments(TAG_ENRICHMENTS);
       const name = requiredString((await call.body()).object(), 'name');
-      const { tag } = await boards.createTag(call.project.projectId, name);
+      const { tag } = await boards.createTag({ project_id: call.project.projectId, name });
       return tagReply(call, tag, enrich);
     },
 
     async get(call: Call): Promise<Reply> {
       const enrich = call.enrichments(TAG_ENRICHMENTS);
-      const { tag } = await boards.getTag(call.project.projectId, pathTag(call));
+      const { tag } = await boards.getTag({ project_id: call.project.projectId, tag: pathTag(call) });
       return tagReply(call, tag, enrich);
     },
 
@@ -132,7 +134,7 @@ export function tagHandlers(deps: RouteDeps) {
 
     /** `DELETE P/tags/{tag}`: the tag comes off every story. */
     async remove(call: Call): Promise<Reply> {
-      await boards.deleteTag(call.project.projectId, pathTag(call));
+      await boards.deleteTag({ project_id: call.project.projectId, tag: pathTag(call) });
       return empty();
     },
 
@@ -189,7 +191,11 @@ export function tagHandlers(deps: RouteDeps) {
 
     /** `DELETE P/tags/{tag}/stories/{storyid}`: a story that does not carry the tag → 404. */
     async removeStory(call: Call): Promise<Reply> {
-      await boards.removeTagStory(call.project.projectId, pathTag(call), call.id('storyId'));
+      await boards.removeTagStory({
+        project_id: call.project.projectId,
+        tag: pathTag(call),
+        story_id: call.id('storyId'),
+      });
       return empty();
     },
 
@@ -243,7 +249,11 @@ export function tagHandlers(deps: RouteDeps) {
 
     /** `DELETE S/tags/{tag}`: takes the tag off the story (not on it → 404). */
     async removeFromStory(call: Call): Promise<Reply> {
-      await boards.removeStoryTag(call.project.projectId, call.id('storyId'), pathTag(call));
+      await boards.removeStoryTag({
+        project_id: call.project.projectId,
+        story_id: call.id('storyId'),
+        tag: pathTag(call),
+      });
       return empty();
     },
   };

@@ -79,7 +79,11 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
 
     async get(call: Call): Promise<Reply> {
       call.enrichments(TASK_ENRICHMENTS);
-      const { task } = await boards.getTask(call.project.projectId, call.id('storyId'), call.id('taskId'));
+      const { task } = await boards.getTask({
+        project_id: call.project.projectId,
+        story_id: call.id('storyId'),
+        task_id: call.id('taskId'),
+      });
       return taskReply(task);
     },
 
@@ -103,7 +107,11 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
     },
 
     async remove(call: Call): Promise<Reply> {
-      await boards.deleteTask(call.project.projectId, call.id('storyId'), call.id('taskId'));
+      await boards.deleteTask({
+        project_id: call.project.projectId,
+        story_id: call.id('storyId'),
+        task_id: call.id('taskId'),
+      });
       return empty();
     },
   };

@@ -30,7 +30,7 @@ export function userHandlers({ membership, files, apiKeys, boards, users }: Rout
     async me(call: Call): Promise<Reply> {
       const enrich = call.enrichments({ names: ['stories'] });
       const [{ user }, stories] = await Promise.all([
-        membership.getCurrentUser(),
+        membership.getCurrentUser({}),
         enrich.has('stories') ? ownedStoryRefs({ membership, boards }, call.user.id) : undefined,
       ]);
       if (!user) throw new DomainError('Internal', 'GetCurrentUser returned no user');
@@ -66,8 +66,8 @@ export function userHandlers({ membership, files, apiKeys, boards, users }: Rout
     async account(call: Call): Promise<Reply> {
       call.enrichments({ names: [] });
       const [{ account }, storage] = await Promise.all([
-        membership.getAccount(),
-        files.getStorageUsage(call.user.id),
+        membership.getAccount({}),
+        files.getStorageUsage({ account_id: call.user.id }),
       ]);
       if (!account) throw new DomainError('Internal', 'GetAccount returned no account');
       return resource('account', accountDto(account, storage));
@@ -77,7 +77,7 @@ export function userHandlers({ membership, files, apiKeys, boards, users }: Rout
     async listApiKeys(call: Call): Promise<Reply> {
       call.enrichments({ names: [] });
       const paging = call.paging();
-      const { api_keys } = await membership.listApiKeys();
+      const { api_keys } = await membership.listApiKeys({});
       return page(
         'apiKey',
         pageOf(
@@ -90,14 +90,14 @@ export function userHandlers({ membership, files, apiKeys, boards, users }: Rout
     /** `POST /me/apikeys`: a new key; the full `key` appears in this response only. */
     async createApiKey(call: Call): Promise<Reply> {
       call.enrichments({ names: [] });
-      const { api_key, key } = await membership.createApiKey();
+      const { api_key, key } = await membership.createApiKey({});
       if (!api_key) throw new DomainError('Internal', 'CreateApiKey returned no key');
       return resource('apiKey', apiKeyDto(api_key, key));
     },
 
     /** `DELETE /me/apikeys/{id}`: immediate — the key's cached verification goes before we answer. */
     async deleteApiKey(call: Call): Promise<Reply> {
-      const { key_hash } = await membership.deleteApiKey(call.id('keyId'));
+      const { key_hash } = await membership.deleteApiKey({ api_key_id: call.id('keyId') });
       await apiKeys.forget([key_hash]);
       return empty();
     },
