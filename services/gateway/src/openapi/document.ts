@@ -1,10 +1,24 @@
 import { componentSchemas, ref, TRIMMED, type Schema } from './schemas';
-import { ENRICHMENTS, FILTERS, OPERATIONS, TAGS, type FilterSet, type Operation } from './operations';
+import { documentedPath, type FilterSet, type Operation as DeclaredOperation } from '../http/operation';
+import { ENRICHMENTS, OPERATIONS } from '../http/routes';
+import { FILTERS, TAGS } from './descriptions';
 
 /**
- * The OpenAPI 3.1 document of the whole API, assembled from the operation table (operations.ts) and the
- * shapes (schemas.ts). Both formats share one schema per shape: the `xml` keywords give the element names.
+ * The OpenAPI 3.1 document of the whole API, assembled from the operations each resource declares
+ * (http/routes/*.routes.ts), the groups and filter texts (descriptions.ts) and the shapes (schemas.ts). Both formats share one schema per shape: the `xml` keywords give the element names.
  */
+/** A declared operation as the document spells it: `get`, `/projects/{projectId}`. */
+type Operation = Omit<DeclaredOperation, 'method' | 'path'> & {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+};
+
+function documented(op: DeclaredOperation): Operation {
+  if (!TAGS.some((tag) => tag.name === op.tag))
+    throw new Error(`${op.operationId}: no group named ${op.tag}`);
+  return { ...op, method: op.method.toLowerCase() as Operation['method'], path: documentedPath(op.path) };
+}
+
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Schema>> };
 
 const JSON_TYPE = 'application/json';
@@ -292,7 +306,7 @@ export function openApiDocument(): OpenApiDocument {
 
 function build(): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
-  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operation(op);
+  for (const op of OPERATIONS.map(documented)) (paths[op.path] ??= {})[op.method] = operation(op);
   return {
     openapi: '3.1.0',
     info: {

@@ -9,6 +9,8 @@ import type { Call } from '../call';
 import { invalidField, optionalInteger, requiredBoolean } from '../fields';
 import { resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
+import { put, resourceOperations } from '../operation';
+import { V1 } from './paths';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
@@ -46,7 +48,8 @@ export function adminHandlers({ membership, files, apiKeys, operatorToken }: Rou
     if (!isOperator(call.req.headers, operatorToken))
       throw new DomainError(
         'Unauthenticated',
-        'The admin API needs the operator token as "Authorization: Bearer <token>"; API keys do not work here.',
+        'The admin API needs the operator token as "Authorization: Bearer <token>"; API keys do not work ' +
+          'here.',
       );
   };
 
@@ -126,3 +129,39 @@ export function adminHandlers({ membership, files, apiKeys, operatorToken }: Rou
     },
   };
 }
+
+/**
+ * This resource's operations, each declared once: the router and the OpenAPI document are built from them.
+ * `operator` access: the operator token, not an API key; the handlers check it (404 when OPERATOR_TOKEN is unset).
+ */
+export const adminOperations = resourceOperations('Operator', adminHandlers, [
+  put(`${V1}/admin/accounts/:userId`, 'updateAccount', "Set an account's limits", {
+    access: 'operator',
+    body: 'AccountLimits',
+    ok: { one: 'Account' },
+    addition: true,
+    description: 'Overrides the configured default limits of the account of `userId`; `null` resets one.',
+    handler: 'updateAccount',
+  }),
+  put(`${V1}/admin/users/:userId`, 'setUserEnabled', 'Disable or enable a user', {
+    access: 'operator',
+    body: 'UserEnabled',
+    ok: { one: 'UserStatus' },
+    addition: true,
+    description:
+      '`enabled: false`: every API key of the user is refused (401) from the very next request, the ' +
+      "keys' own state unchanged; `true` makes them work again at once. Answers the full user record " +
+      'plus `enabled`.',
+    handler: 'updateUser',
+  }),
+  put(`${V1}/admin/users/:userId/apikeys/:keyId`, 'setUserApiKeyEnabled', 'Disable or enable an API key', {
+    access: 'operator',
+    body: 'ApiKeyEnabled',
+    ok: { one: 'ApiKey' },
+    addition: true,
+    description:
+      "A disabled key is refused (401) from the very next request; the user's other keys keep working. " +
+      'A key of another user is 404. Answers the key as `GET /me/apikeys` shows it.',
+    handler: 'updateApiKey',
+  }),
+]);

@@ -15,6 +15,8 @@ import type { EnrichmentVocabulary } from '../enrichments';
 import { optionalString } from '../fields';
 import { empty, handled, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
+import { del, get, post, put, resourceOperations } from '../operation';
+import { S } from './paths';
 
 /** Headers of a download that reach the caller; everything else the files service sends stays behind. */
 const DOWNLOAD_HEADERS = [
@@ -175,3 +177,47 @@ function attachmentItems(body: unknown): AttachmentRecord[] {
   if (!Array.isArray(items)) throw new DomainError('Internal', 'The file service answered without items');
   return items as AttachmentRecord[];
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const attachmentOperations = resourceOperations('Attachments', attachmentHandlers, [
+  get(`${S}/attachments`, 'listAttachments', 'List attachments', {
+    access: 'Read',
+    ok: { page: 'Attachment' },
+    handler: 'list',
+  }),
+  post(`${S}/attachments`, 'uploadAttachments', 'Upload attachments', {
+    access: 'ReadWrite',
+    body: 'AttachmentUpload',
+    multipart: true,
+    ok: { page: 'Attachment' },
+    errors: [402, 413],
+    description:
+      'Answers a page of the attachments created. Over the storage limit \u2192 402 and nothing is stored.',
+    handler: 'upload',
+  }),
+  get(`${S}/attachments/:attachmentId`, 'getAttachment', 'Get an attachment', {
+    access: 'Read',
+    ok: { one: 'Attachment' },
+    handler: 'get',
+  }),
+  put(`${S}/attachments/:attachmentId`, 'renameAttachment', 'Rename an attachment', {
+    access: 'ReadWrite',
+    body: 'AttachmentRename',
+    ok: { one: 'Attachment' },
+    handler: 'rename',
+  }),
+  del(`${S}/attachments/:attachmentId`, 'deleteAttachment', 'Delete an attachment', {
+    access: 'ReadWrite',
+    ok: 'empty',
+    handler: 'remove',
+  }),
+  get(`${S}/attachments/:attachmentId/content`, 'downloadAttachment', 'Download an attachment', {
+    access: 'Read',
+    ok: 'bytes',
+    addition: true,
+    description:
+      "The bytes, with the attachment's `contentType`, `Content-Disposition: attachment` and " +
+      '`X-Content-Type-Options: nosniff`.',
+    handler: 'download',
+  }),
+]);

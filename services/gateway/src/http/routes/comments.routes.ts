@@ -9,6 +9,9 @@ import { optionalString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { storyChildBody } from './story-children';
+import { del, get, post, put, resourceOperations } from '../operation';
+import { S } from './paths';
+import { servableFromCache } from './stories.routes';
 
 const COMMENT_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
 
@@ -93,3 +96,37 @@ export function commentHandlers({ boards, users: directory }: RouteDeps) {
     },
   };
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const commentOperations = resourceOperations('Comments', commentHandlers, [
+  get(`${S}/comments`, 'listComments', 'List comments', {
+    access: 'Read',
+    cached: servableFromCache,
+    ok: { page: 'Comment' },
+    handler: 'list',
+  }),
+  post(`${S}/comments`, 'createComment', 'Create a comment', {
+    access: 'ReadWrite',
+    body: 'CommentText',
+    ok: { one: 'Comment' },
+    handler: 'create',
+  }),
+  get(`${S}/comments/:commentId`, 'getComment', 'Get a comment', {
+    access: 'Read',
+    cached: servableFromCache,
+    ok: { one: 'Comment' },
+    handler: 'get',
+  }),
+  put(`${S}/comments/:commentId`, 'updateComment', 'Update a comment', {
+    access: 'ReadWrite',
+    body: 'CommentUpdate',
+    ok: { one: 'Comment' },
+    description: "Only the comment's author (others \u2192 403).",
+    handler: 'update',
+  }),
+  del(`${S}/comments/:commentId`, 'deleteComment', 'Delete a comment', {
+    access: 'ReadWrite',
+    ok: 'empty',
+    handler: 'remove',
+  }),
+]);

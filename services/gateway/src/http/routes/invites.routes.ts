@@ -6,6 +6,8 @@ import type { Call } from '../call';
 import { invalidField, optionalReference, requiredString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
+import { del, get, post, resourceOperations } from '../operation';
+import { P, V1 } from './paths';
 
 /**
  * Invites have no enrichments (`with=everything` is accepted) and no filter properties (docs/compat.md §4.2).
@@ -79,3 +81,42 @@ export function inviteHandlers({ membership, access }: RouteDeps) {
     },
   };
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const inviteOperations = resourceOperations('Invites', inviteHandlers, [
+  get(`${P}/invites`, 'listInvites', 'List invites', {
+    access: 'Admin',
+    ok: { page: 'Invite' },
+    handler: 'list',
+  }),
+  post(`${P}/invites`, 'createInvite', 'Invite someone', {
+    access: 'Admin',
+    body: 'InviteCreate',
+    ok: { one: 'Invite' },
+    errors: [402, 409],
+    description:
+      'Sends an e-mail with the token (asynchronously). A pending invite counts as a collaborator.',
+    handler: 'create',
+  }),
+  get(`${P}/invites/:inviteId`, 'getInvite', 'Get an invite', {
+    access: 'Admin',
+    ok: { one: 'Invite' },
+    handler: 'get',
+  }),
+  del(`${P}/invites/:inviteId`, 'deleteInvite', 'Delete an invite', {
+    access: 'Admin',
+    ok: 'empty',
+    handler: 'delete',
+  }),
+  post(`${V1}/invites/:token(text)/accept`, 'acceptInvite', 'Accept an invite', {
+    access: 'key',
+    with: 'none',
+    ok: { one: 'Project' },
+    errors: [402],
+    addition: true,
+    description:
+      "Adds the caller to the invite's role and deletes the invite; answers the project. Unknown or " +
+      'expired \u2192 404.',
+    handler: 'accept',
+  }),
+]);

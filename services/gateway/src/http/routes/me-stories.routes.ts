@@ -6,6 +6,8 @@ import type { Call } from '../call';
 import { page, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { STORY_ENRICHMENTS, storyDtosFor } from './stories.routes';
+import { get, resourceOperations } from '../operation';
+import { V1 } from './paths';
 
 /**
  * The caller's stories across their projects (`/me/stories`, `/me?with=stories`; docs/compat.md §5.1):
@@ -86,3 +88,18 @@ export async function ownedStoryRefs(
   });
   return stories.map((s) => ({ id: s.id, text: s.text }));
 }
+
+/**
+ * This resource's operations, each declared once: the router and the OpenAPI document are built from them.
+ * The caller's stories across the projects they may read: no project in the path, so no access check here.
+ */
+export const meStoryOperations = resourceOperations('Users and API keys', meStoryHandlers, [
+  get(`${V1}/me/stories`, 'listMyStories', 'List my stories', {
+    access: 'key',
+    with: 'story',
+    where: 'story',
+    ok: { page: 'Story' },
+    description: 'The stories the caller owns, in every project where the caller has Read or better.',
+    handler: 'list',
+  }),
+]);

@@ -5,6 +5,8 @@ import type { Call } from '../call';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { userRef, userRefFromPath } from './user-refs';
+import { del, get, post, resourceOperations } from '../operation';
+import { P } from './paths';
 
 /**
  * `P/members` (docs/compat.md §5.2): full user records. Writes drop the project's cached access decisions, so
@@ -66,3 +68,33 @@ export function memberHandlers({ membership, access }: RouteDeps) {
     },
   };
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const memberOperations = resourceOperations('Projects and members', memberHandlers, [
+  get(`${P}/members`, 'listMembers', 'List members', {
+    access: 'Read',
+    where: 'user',
+    ok: { page: 'User' },
+    handler: 'list',
+  }),
+  post(`${P}/members`, 'addMember', 'Add a member', {
+    access: 'Admin',
+    body: 'UserReference',
+    ok: { page: 'User' },
+    errors: [402],
+    description: 'The user joins the project and its "Members" role, if any. Answers the members page.',
+    handler: 'add',
+  }),
+  get(`${P}/members/:user(text)`, 'getMember', 'Get a member', {
+    access: 'Read',
+    ok: { one: 'User' },
+    handler: 'get',
+  }),
+  del(`${P}/members/:user(text)`, 'removeMember', 'Remove a member', {
+    access: 'Admin',
+    ok: 'empty',
+    errors: [409],
+    description: 'Removes the user from the project and all its roles; removing the owner \u2192 409.',
+    handler: 'remove',
+  }),
+]);

@@ -9,7 +9,9 @@ import type { EnrichmentVocabulary } from '../enrichments';
 import { invalidField, optionalInteger, optionalString, requiredString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
-import { filterUsers, STORY_ENRICHMENTS, storyDtosFor } from './stories.routes';
+import { STORY_ENRICHMENTS, filterUsers, servableFromCache, storyDtosFor } from './stories.routes';
+import { del, get, post, put, resourceOperations } from '../operation';
+import { P } from './paths';
 
 /** `with=stories`: every story of the phase, in board order (docs/compat.md §4.3). */
 export const PHASE_ENRICHMENTS: EnrichmentVocabulary = { names: ['stories'] };
@@ -233,3 +235,66 @@ export function phaseHandlers(deps: RouteDeps) {
     },
   };
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const phaseOperations = resourceOperations('Phases', phaseHandlers, [
+  get(`${P}/phases`, 'listPhases', 'List phases', {
+    access: 'Read',
+    cached: servableFromCache,
+    with: 'phase',
+    where: 'phase',
+    ok: { page: 'Phase' },
+    handler: 'list',
+  }),
+  post(`${P}/phases`, 'createPhase', 'Create a phase', {
+    access: 'Admin',
+    with: 'phase',
+    body: 'PhaseCreate',
+    ok: { one: 'Phase' },
+    handler: 'create',
+  }),
+  put(`${P}/phases`, 'reorderPhases', 'Reorder phases', {
+    access: 'Admin',
+    with: 'phase',
+    body: 'PhaseOrder',
+    ok: { page: 'Phase' },
+    handler: 'reorder',
+  }),
+  get(`${P}/phases/:phaseId`, 'getPhase', 'Get a phase', {
+    access: 'Read',
+    cached: servableFromCache,
+    with: 'phase',
+    ok: { one: 'Phase' },
+    handler: 'get',
+  }),
+  put(`${P}/phases/:phaseId`, 'updatePhase', 'Update a phase', {
+    access: 'Admin',
+    with: 'phase',
+    body: 'PhaseUpdate',
+    ok: { one: 'Phase' },
+    handler: 'update',
+  }),
+  del(`${P}/phases/:phaseId`, 'deletePhase', 'Delete a phase', {
+    access: 'Admin',
+    ok: 'empty',
+    errors: [409],
+    description: 'Backlog and Archive cannot be deleted (400); a phase holding stories \u2192 409.',
+    handler: 'remove',
+  }),
+  get(`${P}/phases/:phaseId/stories`, 'listPhaseStories', 'List the stories of a phase', {
+    access: 'Read',
+    cached: servableFromCache,
+    with: 'story',
+    where: 'story',
+    paged: true,
+    ok: { one: 'Phase' },
+    description: 'The phase object with a `stories` array in board order (not a page; no totals).',
+    handler: 'listStories',
+  }),
+  put(`${P}/phases/:phaseId/stories`, 'reorderPhaseStories', 'Reorder the stories of a phase', {
+    access: 'ReadWrite',
+    body: 'StoryOrder',
+    ok: { one: 'Phase' },
+    handler: 'reorderStories',
+  }),
+]);

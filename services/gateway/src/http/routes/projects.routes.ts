@@ -10,6 +10,8 @@ import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { userRef } from './user-refs';
 import { projectMetricsFor } from './project-metrics';
+import { del, get, post, put, resourceOperations } from '../operation';
+import { P, V1 } from './paths';
 
 /**
  * `invites` is Admin only and must be asked for by name (docs/compat.md §4.3): `everything` leaves it out for
@@ -191,3 +193,47 @@ export function projectHandlers(deps: RouteDeps) {
     },
   };
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const projectOperations = resourceOperations('Projects and members', projectHandlers, [
+  get(`${V1}/projects`, 'listProjects', 'List projects', {
+    access: 'key',
+    with: 'project',
+    where: 'project',
+    ok: { page: 'Project' },
+    description: "The caller's projects, at any access level.",
+    handler: 'list',
+  }),
+  post(`${V1}/projects`, 'createProject', 'Create a project', {
+    access: 'key',
+    with: 'project',
+    body: 'ProjectCreate',
+    ok: { one: 'Project' },
+    addition: true,
+    description:
+      'The caller becomes the owner and joins a new "Administrators" role; a "Members" role and the ' +
+      'default phases are created too.',
+    handler: 'create',
+  }),
+  get(P, 'getProject', 'Get a project', {
+    access: 'Read',
+    with: 'project',
+    ok: { one: 'Project' },
+    handler: 'get',
+  }),
+  put(P, 'updateProject', 'Update a project', {
+    access: 'Admin',
+    with: 'project',
+    body: 'ProjectUpdate',
+    ok: { one: 'Project' },
+    handler: 'update',
+  }),
+  // Owner only; the handler refuses other admins with 403 (docs/compat.md §6).
+  del(P, 'deleteProject', 'Delete a project', {
+    access: 'Admin',
+    ok: 'empty',
+    addition: true,
+    description: 'Owner only (other admins get 403). Deletes everything, stored files included.',
+    handler: 'delete',
+  }),
+]);

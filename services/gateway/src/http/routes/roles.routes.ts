@@ -9,6 +9,8 @@ import { invalidField, optionalString, requiredString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { userRef, userRefFromPath } from './user-refs';
+import { del, get, post, put, resourceOperations } from '../operation';
+import { P } from './paths';
 
 /** Roles have no enrichments (spec); `with=everything` is accepted, anything else is 400. */
 const ROLE_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
@@ -158,3 +160,61 @@ export function roleHandlers({ membership, access }: RouteDeps) {
     },
   };
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const roleOperations = resourceOperations('Roles', roleHandlers, [
+  get(`${P}/roles`, 'listRoles', 'List roles', {
+    access: 'Read',
+    where: 'role',
+    ok: { page: 'Role' },
+    handler: 'list',
+  }),
+  post(`${P}/roles`, 'createRole', 'Create a role', {
+    access: 'Admin',
+    body: 'RoleCreate',
+    ok: { one: 'Role' },
+    handler: 'create',
+  }),
+  get(`${P}/roles/:roleId`, 'getRole', 'Get a role', {
+    access: 'Read',
+    ok: { one: 'Role' },
+    handler: 'get',
+  }),
+  put(`${P}/roles/:roleId`, 'updateRole', 'Update a role', {
+    access: 'Admin',
+    body: 'RoleUpdate',
+    ok: { one: 'Role' },
+    handler: 'update',
+  }),
+  del(`${P}/roles/:roleId`, 'deleteRole', 'Delete a role', {
+    access: 'Admin',
+    ok: 'empty',
+    handler: 'delete',
+  }),
+  get(`${P}/roles/:roleId/members`, 'listRoleMembers', "List a role's members", {
+    access: 'Read',
+    where: 'user',
+    ok: { page: 'User' },
+    handler: 'listMembers',
+  }),
+  post(`${P}/roles/:roleId/members`, 'addRoleMember', 'Add a member to a role', {
+    access: 'Admin',
+    body: 'UserReference',
+    ok: { page: 'User' },
+    errors: [402],
+    handler: 'addMember',
+  }),
+  put(`${P}/roles/:roleId/members`, 'setRoleMembers', "Set a role's members", {
+    access: 'Admin',
+    body: 'UserReferences',
+    ok: { page: 'User' },
+    errors: [402],
+    handler: 'setMembers',
+  }),
+  del(`${P}/roles/:roleId/members/:user(text)`, 'removeRoleMember', 'Remove a member from a role', {
+    access: 'Admin',
+    ok: { page: 'User' },
+    description: "Answers the page of the role's remaining members (not an empty body).",
+    handler: 'removeMember',
+  }),
+]);

@@ -22,6 +22,8 @@ import {
 } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
+import { del, get, post, put, resourceOperations } from '../operation';
+import { P, S } from './paths';
 
 export const STORY_ENRICHMENTS: EnrichmentVocabulary = {
   names: ['details', 'tags', 'tasks', 'comments', 'milestones', 'steps', 'metrics'],
@@ -316,7 +318,8 @@ export function storyHandlers(deps: RouteDeps) {
       if (where.trim() === '') {
         throw new DomainError(
           'InvalidArgument',
-          "The 'where' argument is required for a bulk update; to match every story use e.g. where=not(color:red).",
+          "The 'where' argument is required for a bulk update; to match every story use e.g. " +
+            'where=not(color:red).',
           { problem: 'invalid-parameter' },
         );
       }
@@ -354,3 +357,54 @@ function newTasks(fields: Fields): boards.NewTask[] {
     return { text: optionalString(task, 'text') ?? '', status: optionalString(task, 'status') ?? '' };
   });
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const storyOperations = resourceOperations('Stories', storyHandlers, [
+  get(`${P}/stories`, 'listStories', 'List stories', {
+    access: 'Read',
+    cached: servableFromCache,
+    with: 'story',
+    where: 'story',
+    ok: { page: 'Story' },
+    description: 'By phase index, then board position.',
+    handler: 'list',
+  }),
+  post(`${P}/stories`, 'createStory', 'Create a story', {
+    access: 'ReadWrite',
+    with: 'story',
+    body: 'StoryCreate',
+    ok: { one: 'Story' },
+    handler: 'create',
+  }),
+  put(`${P}/stories`, 'updateStories', 'Update the stories matching a filter', {
+    access: 'ReadWrite',
+    with: 'story',
+    where: 'story',
+    body: 'StoryUpdate',
+    ok: { page: 'Story' },
+    description:
+      '`where` is required (match all with a tautology such as `not(color:red)`). All or nothing: if ' +
+      'any story fails, nothing changes (400). Answers a page of the affected stories.',
+    handler: 'updateMany',
+  }),
+  get(S, 'getStory', 'Get a story', {
+    access: 'Read',
+    cached: servableFromCache,
+    with: 'story',
+    ok: { one: 'Story' },
+    handler: 'get',
+  }),
+  put(S, 'updateStory', 'Update a story', {
+    access: 'ReadWrite',
+    with: 'story',
+    body: 'StoryUpdate',
+    ok: { one: 'Story' },
+    handler: 'update',
+  }),
+  del(S, 'deleteStory', 'Delete a story', {
+    access: 'ReadWrite',
+    ok: 'empty',
+    description: 'Deletes its tasks, comments, attachments and tag links too.',
+    handler: 'remove',
+  }),
+]);

@@ -11,8 +11,10 @@ import type { Paging } from '../../representation/page';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { itemId } from './story-children';
-import { filterUsers, STORY_ENRICHMENTS, storyDtosFor } from './stories.routes';
+import { STORY_ENRICHMENTS, filterUsers, servableFromCache, storyDtosFor } from './stories.routes';
 import { singleItem, tagRef } from './tag-refs';
+import { del, get, post, put, resourceOperations } from '../operation';
+import { P, S } from './paths';
 
 /**
  * `with=stories` on tags: `{id, text}` of the stories carrying each tag (spec "Tag", docs/compat.md §4.3).
@@ -258,3 +260,100 @@ export function tagHandlers(deps: RouteDeps) {
     },
   };
 }
+
+/**
+ * This resource's operations, each declared once: the router and the OpenAPI document are built from them.
+ * `{tag}` is an id or a URL-encoded name (docs/compat.md §5.5); a story's own tags are under `S/tags`.
+ */
+export const tagOperations = resourceOperations('Tags', tagHandlers, [
+  get(`${P}/tags`, 'listTags', 'List tags', {
+    access: 'Read',
+    cached: servableFromCache,
+    with: 'tag',
+    ok: { page: 'Tag' },
+    handler: 'list',
+  }),
+  post(`${P}/tags`, 'createTag', 'Create a tag', {
+    access: 'ReadWrite',
+    with: 'tag',
+    body: 'TagName',
+    ok: { one: 'Tag' },
+    errors: [409],
+    handler: 'create',
+  }),
+  get(`${P}/tags/:tag(text)`, 'getTag', 'Get a tag', {
+    access: 'Read',
+    cached: servableFromCache,
+    with: 'tag',
+    ok: { one: 'Tag' },
+    handler: 'get',
+  }),
+  put(`${P}/tags/:tag(text)`, 'renameTag', 'Rename a tag', {
+    access: 'ReadWrite',
+    with: 'tag',
+    body: 'TagRename',
+    ok: { one: 'Tag' },
+    errors: [409],
+    handler: 'update',
+  }),
+  del(`${P}/tags/:tag(text)`, 'deleteTag', 'Delete a tag', {
+    access: 'ReadWrite',
+    ok: 'empty',
+    handler: 'remove',
+  }),
+  get(`${P}/tags/:tag(text)/stories`, 'listTagStories', 'List the stories carrying a tag', {
+    access: 'Read',
+    cached: servableFromCache,
+    with: 'story',
+    where: 'story',
+    ok: { page: 'Story' },
+    handler: 'listStories',
+  }),
+  post(`${P}/tags/:tag(text)/stories`, 'tagStory', 'Apply a tag to a story', {
+    access: 'ReadWrite',
+    with: 'story',
+    body: 'StoryReference',
+    ok: { page: 'Story' },
+    description: 'One story reference (an array \u2192 400). Answers the page of stories carrying the tag.',
+    handler: 'addStory',
+  }),
+  put(`${P}/tags/:tag(text)/stories`, 'setTagStories', 'Set the stories carrying a tag', {
+    access: 'ReadWrite',
+    with: 'story',
+    body: 'StoryReferences',
+    ok: { page: 'Story' },
+    handler: 'setStories',
+  }),
+  del(`${P}/tags/:tag(text)/stories/:storyId`, 'untagStory', 'Remove a tag from a story', {
+    access: 'ReadWrite',
+    ok: 'empty',
+    handler: 'removeStory',
+  }),
+  get(`${S}/tags`, 'listStoryTags', "List a story's tags", {
+    access: 'Read',
+    cached: servableFromCache,
+    ok: { page: 'Tag' },
+    handler: 'listForStory',
+  }),
+  post(`${S}/tags`, 'addStoryTag', 'Add a tag to a story', {
+    access: 'ReadWrite',
+    body: 'TagReference',
+    ok: { page: 'Tag' },
+    addition: true,
+    description: "One tag reference; an unknown name creates the tag. Answers the page of the story's tags.",
+    handler: 'addToStory',
+  }),
+  put(`${S}/tags`, 'setStoryTags', "Set a story's tags", {
+    access: 'ReadWrite',
+    body: 'TagReferences',
+    ok: { page: 'Tag' },
+    addition: true,
+    handler: 'setOnStory',
+  }),
+  del(`${S}/tags/:tag(text)`, 'removeStoryTag', 'Remove a tag from a story', {
+    access: 'ReadWrite',
+    ok: 'empty',
+    addition: true,
+    handler: 'removeFromStory',
+  }),
+]);

@@ -9,6 +9,9 @@ import { optionalString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { itemId, storyChildBody } from './story-children';
+import { del, get, post, put, resourceOperations } from '../operation';
+import { S } from './paths';
+import { servableFromCache } from './stories.routes';
 
 /** Tasks have no enrichments; `with=everything` is accepted, anything else is 400. */
 const TASK_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
@@ -116,3 +119,42 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
     },
   };
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const taskOperations = resourceOperations('Tasks', taskHandlers, [
+  get(`${S}/tasks`, 'listTasks', 'List tasks', {
+    access: 'Read',
+    cached: servableFromCache,
+    ok: { page: 'Task' },
+    handler: 'list',
+  }),
+  post(`${S}/tasks`, 'createTask', 'Create a task', {
+    access: 'ReadWrite',
+    body: 'TaskCreate',
+    ok: { one: 'Task' },
+    handler: 'create',
+  }),
+  put(`${S}/tasks`, 'reorderTasks', 'Reorder tasks', {
+    access: 'ReadWrite',
+    body: 'TaskOrder',
+    ok: { page: 'Task' },
+    handler: 'reorder',
+  }),
+  get(`${S}/tasks/:taskId`, 'getTask', 'Get a task', {
+    access: 'Read',
+    cached: servableFromCache,
+    ok: { one: 'Task' },
+    handler: 'get',
+  }),
+  put(`${S}/tasks/:taskId`, 'updateTask', 'Update a task', {
+    access: 'ReadWrite',
+    body: 'TaskUpdate',
+    ok: { one: 'Task' },
+    handler: 'update',
+  }),
+  del(`${S}/tasks/:taskId`, 'deleteTask', 'Delete a task', {
+    access: 'ReadWrite',
+    ok: 'empty',
+    handler: 'remove',
+  }),
+]);

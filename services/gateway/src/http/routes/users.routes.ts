@@ -8,6 +8,8 @@ import { optionalString, requiredString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
 import { ownedStoryRefs } from './me-stories.routes';
+import { del, get, post, put, resourceOperations } from '../operation';
+import { V1 } from './paths';
 
 /** Sign-up (`POST /api/v1/users`, no key) and the current user (`/api/v1/me`). */
 export function userHandlers({ membership, files, apiKeys, boards, users }: RouteDeps) {
@@ -103,3 +105,56 @@ export function userHandlers({ membership, files, apiKeys, boards, users }: Rout
     },
   };
 }
+
+/** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
+export const userOperations = resourceOperations('Users and API keys', userHandlers, [
+  post(`${V1}/users`, 'signUp', 'Sign up', {
+    access: 'public',
+    body: 'SignUpRequest',
+    ok: { one: 'SignedUpUser' },
+    errors: [409],
+    addition: true,
+    description: 'Creates a user and a first API key. 404 when sign-up is switched off.',
+    handler: 'signUp',
+  }),
+  get(`${V1}/me`, 'getMe', 'Get the current user', {
+    access: 'key',
+    with: 'me',
+    ok: { one: 'User' },
+    handler: 'me',
+  }),
+  put(`${V1}/me`, 'updateMe', 'Update the current user', {
+    access: 'key',
+    with: 'none',
+    body: 'MeUpdate',
+    ok: { one: 'User' },
+    errors: [409],
+    handler: 'update',
+  }),
+  get(`${V1}/me/apikeys`, 'listApiKeys', 'List my API keys', {
+    access: 'key',
+    ok: { page: 'ApiKey' },
+    addition: true,
+    handler: 'listApiKeys',
+  }),
+  post(`${V1}/me/apikeys`, 'createApiKey', 'Create an API key', {
+    access: 'key',
+    ok: { one: 'ApiKey' },
+    addition: true,
+    description: 'No body. The full `key` is in this response only.',
+    handler: 'createApiKey',
+  }),
+  del(`${V1}/me/apikeys/:keyId`, 'deleteApiKey', 'Delete an API key', {
+    access: 'key',
+    ok: 'empty',
+    addition: true,
+    handler: 'deleteApiKey',
+  }),
+  get(`${V1}/me/account`, 'getMyAccount', 'Get my account', {
+    access: 'key',
+    ok: { one: 'Account' },
+    addition: true,
+    description: 'The limits and usage of the account holding the projects the caller owns.',
+    handler: 'account',
+  }),
+]);
