@@ -1,6 +1,6 @@
 import type { BoardVersions } from '../caching/board-versions';
 import type { ResponseCache } from '../caching/response-cache';
-import type { RequestState } from './state';
+import type { RequestRecord } from './record';
 
 /** The response cache of board reads and the versions that keep it exact. */
 export interface BoardCache {
@@ -15,10 +15,10 @@ export const isRead = (method: string | undefined): boolean => READS.has(method 
 /** The project whose board this request reads, when the matched route lets the cache answer it. */
 export function cacheableBoardRead(
   method: string | undefined,
-  state: Pick<RequestState, 'match' | 'query'>,
+  record: Pick<RequestRecord, 'match' | 'query'>,
 ): number | undefined {
-  const match = state.match;
-  if (match?.kind !== 'found' || !isRead(method) || !match.route.cached?.(state.query)) return undefined;
+  const match = record.match;
+  if (match.kind !== 'found' || !isRead(method) || !match.route.cached?.(record.query)) return undefined;
   const projectId = match.params.projectId;
   return typeof projectId === 'number' ? projectId : undefined;
 }
@@ -27,5 +27,5 @@ export function cacheableBoardRead(
  * What tells one cached answer of a board from another: format, path and query in one spelling. Never the
  * API key (`apikey=` in the query): answers don't depend on who asked, only on whether they may (checked first).
  */
-export const responseKey = (state: Pick<RequestState, 'format' | 'target' | 'query'>): string =>
-  `${state.format} ${state.target.path}?${state.query.canonical('apikey')}`;
+export const responseKey = (record: Pick<RequestRecord, 'format' | 'target' | 'query'>): string =>
+  `${record.format} ${record.target.path}?${record.query.canonical('apikey')}`;

@@ -1,8 +1,8 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
 import { encodedOnce, negotiatedCoding, shouldCompress } from './compress';
-import type { Route } from './router';
-import { initState } from './state';
+import { describeRequest } from './record';
+import { Router, type Route } from './router';
 
 /** A request that went through routing, and a response with some headers already set. */
 function exchange(options: {
@@ -16,14 +16,16 @@ function exchange(options: {
   // Express's request methods (acceptsEncodings) over a plain object.
   const req = Object.assign(Object.create(express.request) as Request, {
     method: options.method ?? 'GET',
+    url: options.pattern ? options.pattern.replace(/:\w+/g, '1') : '/',
     headers: {
       ...(options.range ? { range: options.range } : {}),
       ...(options.acceptEncoding !== undefined ? { 'accept-encoding': options.acceptEncoding } : {}),
     },
   });
-  const state = initState(req, { requestId: 'r1' });
-  if (options.pattern)
-    state.match = { kind: 'found', route: { method: 'GET', pattern: options.pattern } as Route, params: {} };
+  const routes = options.pattern
+    ? [{ method: options.method ?? 'GET', pattern: options.pattern } as Route]
+    : [];
+  describeRequest(req, { requestId: 'r1' }, new Router(routes));
   const headers = new Map(
     Object.entries({ 'content-type': 'application/json; charset=utf-8', ...options.headers }),
   );

@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import compression from 'compression';
 import type { Request, RequestHandler, Response } from 'express';
-import { stateOf } from './state';
+import { recordOf } from './record';
 
 /** Attachment bytes: streamed through from the files service as they are (design.md, Attachments). */
 const DOWNLOAD_ROUTE = /\/attachments\/:attachmentId\/content$/;
@@ -14,8 +14,8 @@ const DOWNLOAD_ROUTE = /\/attachments\/:attachmentId\/content$/;
  * would no longer match `Content-Range`), else the library's rule (compressible types, no `no-transform`).
  */
 export function shouldCompress(req: Request, res: Response): boolean {
-  const match = stateOf(req).match;
-  if (match?.kind === 'found' && DOWNLOAD_ROUTE.test(match.route.pattern)) return false;
+  const match = recordOf(req).match;
+  if (match.kind === 'found' && DOWNLOAD_ROUTE.test(match.route.pattern)) return false;
   if (req.headers.range !== undefined || res.hasHeader('Content-Range')) return false;
   if (res.statusCode === 206 || res.statusCode === 416) return false;
   return compression.filter(req, res);

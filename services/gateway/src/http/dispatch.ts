@@ -1,56 +1,69 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
+import type { ProjectAccess } from '../authz/access';
 import type { RenderedBody } from '../caching/response-cache';
 import { isRead, responseKey, type BoardCache } from './board-cache';
 import { createCall } from './call';
+import type { Principal } from './caller';
 import { encodedOnce, negotiatedCoding } from './compress';
 import type { Format } from './negotiate';
+import type { ReadAhead } from './read-ahead';
+import type { RequestRecord } from './record';
 import { renderBody, sendBody, sendReply, type Reply } from './respond';
-import { stateOf } from './state';
+import type { FoundRoute } from './routing';
+
+/** What the pipeline established before the handler runs. */
+export interface Dispatch {
+  record: RequestRecord;
+  found: FoundRoute;
+  principal?: Principal;
+  project?: ProjectAccess;
+  boardRead: ReadAhead['boardRead'];
+}
 
 /**
- * Runs the matched route's handler and writes its reply in the negotiated format. A cacheable board read (as
- * readAhead found it) is answered from the response cache while its board's version holds; any other request
+ * Runs the matched route's handler and writes its reply in the negotiated format. A cacheable board read (as the
+ * read-ahead found it) is answered from the response cache while its board's version holds; any other request
  * on a project (whatever its outcome: a timed-out write may still land) advances that version before its answer
  * goes out.
  */
-export function dispatch(bodyLimit: number, cache: BoardCache): RequestHandler {
-  return async (req, res) => {
-    const state = stateOf(req);
-    const match = state.match;
-    if (match?.kind !== 'found') throw new Error('dispatch reached without a route');
-    const call = createCall(
-      req,
-      res,
-      {
-        route: { pattern: match.route.pattern, params: match.params },
-        format: state.format,
-        query: state.query,
-        requestId: state.context.requestId,
-        user: state.user,
-        project: state.project,
-      },
-      bodyLimit,
+export async function dispatch(
+  req: Request,
+  res: Response,
+  { record, found, principal, project, boardRead }: Dispatch,
+  bodyLimit: number,
+  cache: BoardCache,
+): Promise<void> {
+  const call = createCall(
+    req,
+    res,
+    {
+      route: { pattern: found.route.pattern, params: found.params },
+      format: record.format,
+      query: record.query,
+      requestId: record.context.requestId,
+      user: principal?.user,
+      project,
+    },
+    bodyLimit,
+  );
+  if (boardRead) {
+    const version = (await boardRead.version) ?? (await cache.versions.start(boardRead.projectId));
+    const key = responseKey(record);
+    const rendered = await cache.responses.through(boardRead.projectId, version, key, async () =>
+      cachedBody(await found.route.handler(call), record.format, found.route.pattern),
     );
-    const board = state.boardRead;
-    if (board) {
-      const version = (await board.version) ?? (await cache.versions.start(board.projectId));
-      const key = responseKey(state);
-      const rendered = await cache.responses.through(board.projectId, version, key, async () =>
-        cachedBody(await match.route.handler(call), state.format, match.route.pattern),
-      );
-      return sendRendered(req, res, rendered, (bytes) =>
-        cache.responses.charge(board.projectId, key, rendered, bytes),
-      );
-    }
-    const changedBoard = isRead(req.method) ? undefined : state.project?.projectId;
-    let reply: Reply;
-    try {
-      reply = await match.route.handler(call);
-    } finally {
-      if (changedBoard !== undefined) await cache.versions.advance(changedBoard);
-    }
-    if (!res.headersSent) sendReply(res, reply, state.format);
-  };
+    return sendRendered(req, res, rendered, (bytes) =>
+      cache.responses.charge(boardRead.projectId, key, rendered, bytes),
+    );
+  }
+  const changedBoard = isRead(req.method) ? undefined : project?.projectId;
+  let reply: Reply;
+  try {
+    reply = await found.route.handler(call);
+  } finally {
+    if (changedBoard !== undefined) await cache.versions.advance(changedBoard);
+  }
+  if (!res.headersSent) sendReply(res, reply, record.format);
 }
 
 function cachedBody(reply: Reply, format: Format, pattern: string): RenderedBody {

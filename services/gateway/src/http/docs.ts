@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RequestHandler, Response } from 'express';
 import { openApiDocument } from '../openapi/document';
-import { stateOf } from './state';
+import { recordOf } from './record';
 
 /**
  * The contract and its reference page, outside the API's route table and without an API key:
@@ -77,7 +77,7 @@ export function docs(): RequestHandler {
 
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    const { path: target, suffix } = stateOf(req).target;
+    const { path: target, suffix } = recordOf(req).target;
     if (target === '/api/v1/openapi' && suffix !== 'xml') {
       documentJson ??= JSON.stringify(openApiDocument());
       return send(res, { type: 'application/json; charset=utf-8', body: documentJson, cache: 'no-cache' });

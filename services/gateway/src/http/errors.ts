@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { ERROR_TABLE, type Logger } from '@flowboard/service-kit';
 import { asDomainError, renderProblem } from './problem';
-import { stateOf } from './state';
+import { recordOf } from './record';
 
 /**
  * The one error middleware: every thrown or rejected error becomes a problem body in the negotiated format via
@@ -20,8 +20,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const state = stateOf(req);
-    const problem = renderProblem(error, state.context.requestId, state.format);
+    const record = recordOf(req);
+    const problem = renderProblem(error, record.context.requestId, record.format);
     res.status(problem.status);
     for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
     res.setHeader('Content-Length', Buffer.byteLength(problem.body));

@@ -1,11 +1,11 @@
 import type { RequestHandler } from 'express';
 import type { Readiness } from '../readiness';
-import { stateOf } from './state';
+import { recordOf } from './record';
 
 /** `/livez` (always 200: the process answers) and `/readyz` (critical dependencies usable), outside the API. */
 export function health(readiness: Readiness): RequestHandler {
   return async (req, res, next) => {
-    const path = stateOf(req).target.path;
+    const path = recordOf(req).target.path;
     if (path !== '/livez' && path !== '/readyz') return next();
     const ok = path === '/livez' || (await readiness.isReady());
     const body = JSON.stringify({ status: ok ? 'ok' : 'unavailable' });

@@ -10,7 +10,7 @@ import {
   type MetricsRegistry,
 } from '@flowboard/service-kit';
 import { DOCS_PATH, OPENAPI_PATH } from './docs';
-import type { RequestState } from './state';
+import type { RequestRecord } from './record';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -19,9 +19,9 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  * the raw path, so ids cannot multiply series; the few paths outside the table by name; anything else
  * `unmatched`.
  */
-export function routeLabel(state: Pick<RequestState, 'match' | 'target'>): string {
-  if (state.match?.kind === 'found') return state.match.route.pattern;
-  const path = state.target.path;
+export function routeLabel(record: Pick<RequestRecord, 'match' | 'target'>): string {
+  if (record.match.kind === 'found') return record.match.route.pattern;
+  const path = record.target.path;
   if (path === '/livez' || path === '/readyz') return path;
   if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) return DOCS_PATH;
   if (`${path}.json` === OPENAPI_PATH) return OPENAPI_PATH;
@@ -35,7 +35,7 @@ export const methodLabel = (method: string | undefined): string =>
 export interface HttpObservation {
   /** The request's trace context (caller's `traceparent` → our server span), to run the chain in. */
   context: Context;
-  finish(state: Pick<RequestState, 'match' | 'target'>, status: number): void;
+  finish(record: Pick<RequestRecord, 'match' | 'target'>, status: number): void;
 }
 
 /**
@@ -66,8 +66,8 @@ export function httpObserver(registry: MetricsRegistry | undefined) {
     const started = performance.now();
     return {
       context: contextWithSpan(span, parent),
-      finish(state, status) {
-        const route = routeLabel(state);
+      finish(record, status) {
+        const route = routeLabel(record);
         instruments?.observe({ method, route, status: String(status) }, (performance.now() - started) / 1000);
         span.updateName(`${method} ${route}`);
         span.setAttributes({ 'http.route': route, 'http.response.status_code': status });

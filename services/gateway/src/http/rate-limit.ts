@@ -1,12 +1,9 @@
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 import type Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { isDomainError, type Logger } from '@flowboard/service-kit';
-import { apiKeyHash } from '../authz/api-keys';
-import { extractApiKey } from './credentials';
 import { rateLimitHeaders, type RateLimitState } from './rate-limit-headers';
 import { HttpProblem } from './problem';
-import { stateOf } from './state';
 
 export interface RateLimitSettings {
   enabled: boolean;
@@ -18,21 +15,24 @@ export interface RateLimitSettings {
 }
 
 export interface RateLimits {
-  /** Before authentication: 429 for an address that used up its unauthenticated budget. Sign-ups spend it. */
-  addressGate: RequestHandler;
-  /** Right after authentication (an error middleware): a failed authentication spends the address's budget. */
-  countFailedAuthentication: ErrorRequestHandler;
-  /** After authentication: counts the request against its API key; `RateLimit-*` headers; 429 over the limit. */
-  perKey: RequestHandler;
+  /**
+   * Before authentication: 429 for an address that used up its unauthenticated budget. A request to a public
+   * route (sign-up) spends it.
+   */
+  gateAddress(req: Request, publicRoute: boolean): Promise<void>;
+  /** When authentication failed: the failure spends the address's budget. */
+  countFailedAuthentication(req: Request, error: unknown): Promise<void>;
+  /**
+   * After authentication: counts the request against its API key (or takes the count `spendAhead` made);
+   * `RateLimit-*` headers; 429 over the limit.
+   */
+  spendKey(res: Response, keyHash: string, spentAhead?: Promise<RateLimitState | undefined>): Promise<void>;
   /**
    * Counts a request against a key before it is authenticated, so the count shares the request's first Redis
-   * round trip; `perKey` then uses this count instead of making its own. For keys known to be valid only.
+   * round trip; `spendKey` then uses this count instead of making its own. For keys known to be valid only.
    */
   spendAhead(keyHash: string): Promise<RateLimitState | undefined>;
 }
-
-const noop: RequestHandler = (_req, _res, next) => next();
-const passError: ErrorRequestHandler = (err, _req, _res, next) => next(err);
 
 /**
  * Fixed-window counters in Redis (rate-limiter-flexible: one atomic INCR+PEXPIRE script per request), shared by
@@ -47,9 +47,9 @@ const passError: ErrorRequestHandler = (err, _req, _res, next) => next(err);
 export function createRateLimits(redis: Redis, settings: RateLimitSettings, logger: Logger): RateLimits {
   if (!settings.enabled) {
     return {
-      addressGate: noop,
-      countFailedAuthentication: passError,
-      perKey: noop,
+      gateAddress: async () => undefined,
+      countFailedAuthentication: async () => undefined,
+      spendKey: async () => undefined,
       spendAhead: async () => undefined,
     };
   }
@@ -117,40 +117,32 @@ export function createRateLimits(redis: Redis, settings: RateLimitSettings, logg
   const addressOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
   return {
-    async addressGate(req, _res, next) {
-      const state = stateOf(req);
+    async gateAddress(req, publicRoute) {
       const address = addressOf(req);
-      if (state.match?.kind === 'found' && state.match.route.public) {
+      if (publicRoute) {
         const spent = await spend(byAddress, address);
         if (spent && spent.consumed > spent.limit)
           throw tooMany(spent, 'Too many unauthenticated requests from this address; retry later.');
-        return next();
+        return;
       }
       // Checking does not spend: only failures do, so a busy office behind one address is never blocked by
       // its own valid keys.
       const current = await addressWindow(address);
       if (current && current.consumed > current.limit)
         throw tooMany(current, 'Too many failed authentications from this address; retry later.');
-      next();
     },
 
-    async countFailedAuthentication(err, req, _res, next) {
-      if (isDomainError(err) && err.kind === 'Unauthenticated') await spend(byAddress, addressOf(req));
-      next(err);
+    async countFailedAuthentication(req, error) {
+      if (isDomainError(error) && error.kind === 'Unauthenticated') await spend(byAddress, addressOf(req));
     },
 
-    async perKey(req, res, next) {
-      const state = stateOf(req);
-      if (!state.user) return next(); // public route
-      const spent = state.keySpend
-        ? await state.keySpend
-        : await spend(byKey, state.apiKeyHash ?? apiKeyHash(extractApiKey(req.headers, state.query) ?? ''));
-      if (!spent) return next();
+    async spendKey(res, keyHash, spentAhead) {
+      const spent = spentAhead ? await spentAhead : await spend(byKey, keyHash);
+      if (!spent) return;
       const headers = rateLimitHeaders(spent, duration);
       if (spent.consumed > spent.limit)
         throw tooMany(spent, 'Too many requests for this API key; retry after Retry-After seconds.');
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-      next();
     },
 
     spendAhead: (keyHash) => spend(byKey, keyHash),

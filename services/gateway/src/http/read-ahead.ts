@@ -1,41 +1,48 @@
-import type { RequestHandler } from 'express';
+import type { Request } from 'express';
 import { apiKeyHash, type ApiKeyAuthenticator } from '../authz/api-keys';
 import type { CacheEpoch } from '../authz/cache-epoch';
 import type { BoardVersions } from '../caching/board-versions';
 import { cacheableBoardRead } from './board-cache';
 import { extractApiKey } from './credentials';
+import type { RateLimitState } from './rate-limit-headers';
 import type { RateLimits } from './rate-limit';
-import { stateOf } from './state';
+import type { RequestRecord } from './record';
+
+/** The Redis reads a request needs before its handler, started at once; the later steps await them. */
+export interface ReadAhead {
+  /** The cache epoch's read: may this replica's cached keys, access decisions and users be used? */
+  cacheEpochRead: Promise<void>;
+  /** sha256 of the request's API key, for the key cache and the key's rate limit. */
+  keyHash?: string;
+  /** The key's rate-limit count, for a key this replica authenticated lately. */
+  keySpend?: Promise<RateLimitState | undefined>;
+  /** A read the response cache may answer: its project, and the board version's read. */
+  boardRead?: { projectId: number; version: Promise<string | undefined> };
+}
+
+export interface ReadAheadDeps {
+  epoch: CacheEpoch;
+  authenticator: ApiKeyAuthenticator;
+  rateLimits: RateLimits;
+  boardVersions: BoardVersions;
+}
 
 /**
- * Starts, without waiting, the Redis reads a request needs before its handler: the cache epoch (may this
- * replica's cached keys, access decisions and users be used?) and, for a key this replica authenticated
- * lately, its rate-limit count. The address gate, right after, issues its read in the same tick, and ioredis's
- * auto-pipelining writes all of them at once: one round trip instead of one per step. Authentication and the
- * key limit await what was started here. For a read the response cache may answer, the board's version goes
- * out in the same write.
+ * Starts, without waiting, the cache epoch's read, the key's rate-limit count and the board version. The address
+ * gate, right after, issues its read in the same tick, and ioredis's auto-pipelining writes all of them at once:
+ * one round trip instead of one per step. Unknown keys never make counters before they are checked.
  */
-export function readAhead(
-  epoch: CacheEpoch,
-  authenticator: ApiKeyAuthenticator,
-  rateLimits: RateLimits,
-  boardVersions: BoardVersions,
-): RequestHandler {
-  return (req, _res, next) => {
-    const state = stateOf(req);
-    state.cacheEpochRead = epoch.refresh();
-    const board = cacheableBoardRead(req.method, state);
-    if (board !== undefined) state.boardRead = { projectId: board, version: boardVersions.peek(board) };
-    const match = state.match;
-    if (match?.kind === 'found' && !match.route.public) {
-      const key = extractApiKey(req.headers, state.query);
-      if (key !== undefined) {
-        const keyHash = apiKeyHash(key);
-        state.apiKeyHash = keyHash;
-        // Only for a key that was valid here lately: unknown keys must not make counters before they are checked.
-        if (authenticator.recognizes(keyHash)) state.keySpend = rateLimits.spendAhead(keyHash);
-      }
+export function readAhead(req: Request, record: RequestRecord, deps: ReadAheadDeps): ReadAhead {
+  const ahead: ReadAhead = { cacheEpochRead: deps.epoch.refresh() };
+  const board = cacheableBoardRead(req.method, record);
+  if (board !== undefined) ahead.boardRead = { projectId: board, version: deps.boardVersions.peek(board) };
+  if (record.match.kind === 'found' && !record.match.route.public) {
+    const key = extractApiKey(req.headers, record.query);
+    if (key !== undefined) {
+      ahead.keyHash = apiKeyHash(key);
+      if (deps.authenticator.recognizes(ahead.keyHash))
+        ahead.keySpend = deps.rateLimits.spendAhead(ahead.keyHash);
     }
-    next();
-  };
+  }
+  return ahead;
 }
