@@ -5,6 +5,9 @@
  * Kafka); shared packages never import a service. Type-only imports count: a circle of types is still a circle.
  */
 const ADAPTERS = '(db|grpc|http|blob|events|messaging|consumer|email|clients)';
+// A service's layers sit directly under src/, or one folder deeper in a service sliced by aggregate
+// (boards: src/stories/domain/, src/shared/db/...): `src/` then at most one slice folder.
+const LAYER = (layer) => `^services/[^/]+/src/([^/]+/|)${layer}/`;
 // Matched against resolved paths: npm modules as node_modules/<name>/..., workspace packages as packages/<name>/...
 const IO_LIBRARIES = [
   '(^|/)node_modules/(pg|@grpc/[^/]+|kafkajs|minio|ioredis|express|nodemailer)/',
@@ -24,15 +27,23 @@ module.exports = {
       name: 'domain-stays-pure',
       severity: 'error',
       comment: 'domain/ is rules and values: no use case, no adapter, no I/O library.',
-      from: { path: '^services/[^/]+/src/domain/' },
-      to: { path: [`^services/[^/]+/src/(application|${ADAPTERS.slice(1, -1)})/`, ...IO_LIBRARIES] },
+      from: { path: LAYER('domain') },
+      to: { path: [LAYER(`(application|${ADAPTERS.slice(1, -1)})`), ...IO_LIBRARIES] },
     },
     {
       name: 'use-cases-through-ports',
       severity: 'error',
       comment: 'application/ reaches databases and other services only through the ports it declares.',
-      from: { path: '^services/[^/]+/src/application/' },
-      to: { path: [`^services/[^/]+/src/${ADAPTERS}/`, ...IO_LIBRARIES] },
+      from: { path: LAYER('application') },
+      to: { path: [LAYER(ADAPTERS), ...IO_LIBRARIES] },
+    },
+    {
+      name: 'shared-below-slices',
+      severity: 'error',
+      comment:
+        "A sliced service's shared/ serves every slice (stories, phases...): it imports none of them, only itself.",
+      from: { path: '^services/([^/]+)/src/shared/' },
+      to: { path: '^services/$1/src/', pathNot: '^services/$1/src/shared/' },
     },
     {
       name: 'services-stay-apart',
@@ -41,6 +52,15 @@ module.exports = {
         'A service never imports another one: they meet over gRPC, HTTP and Kafka, through proto/ and packages/.',
       from: { path: '^services/([^/]+)/' },
       to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'gateway-cache-through-its-seam',
+      severity: 'error',
+      comment:
+        "The gateway's caches are one module: what they keep and why they stay exact is stated in cache/index.ts, " +
+        'and nothing else reaches past it.',
+      from: { path: '^services/gateway/(src|test)/', pathNot: '^services/gateway/src/cache/' },
+      to: { path: '^services/gateway/src/cache/', pathNot: '^services/gateway/src/cache/index\\.ts$' },
     },
     {
       name: 'packages-below-services',

@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { projectDeletedV1 } from '@flowboard/events';
 import { BackgroundConsumer, createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
-import { loadBoardsProto } from '@flowboard/proto';
+import { BOARDS_LEGACY_SERVICE, boardsLegacyDefinition, loadBoardsProto } from '@flowboard/proto';
 import {
   createGrpcServer,
   createLogger,
@@ -11,47 +11,27 @@ import {
   observePool,
   settlesWithin,
   SHUTDOWN_STEP_TIMEOUT_MS,
+  type GrpcServiceRegistration,
   type Logger,
 } from '@flowboard/service-kit';
-import { makeCreateBoard } from './application/create-board';
-import { makeCreateStory } from './application/create-story';
-import { makeBatchGetStories, makeGetStory } from './application/get-story';
-import { makeDeleteStory } from './application/delete-story';
-import { makeListPhases } from './application/list-phases';
-import { makeListStories } from './application/list-stories';
-import { makeUpdateStory } from './application/update-story';
-import { makeUpdateStories } from './application/update-stories';
-import { makeGetPhase } from './application/get-phase';
-import { makeCreatePhase } from './application/create-phase';
-import { makeUpdatePhase } from './application/update-phase';
-import { makeDeletePhase } from './application/delete-phase';
-import { makeReorderPhases } from './application/reorder-phases';
-import { makeListPhaseStories } from './application/list-phase-stories';
-import { makeReorderPhaseStories } from './application/reorder-phase-stories';
-import { makeListTasks } from './application/list-tasks';
-import { makeGetTask } from './application/get-task';
-import { makeCreateTask } from './application/create-task';
-import { makeUpdateTask } from './application/update-task';
-import { makeDeleteTask } from './application/delete-task';
-import { makeReorderTasks } from './application/reorder-tasks';
-import { makeBatchGetStoryTasks } from './application/batch-get-story-tasks';
-import { makeListComments } from './application/list-comments';
-import { makeGetComment } from './application/get-comment';
-import { makeCreateComment } from './application/create-comment';
-import { makeUpdateComment } from './application/update-comment';
-import { makeDeleteComment } from './application/delete-comment';
-import { makeBatchGetStoryComments } from './application/batch-get-story-comments';
-import { makeDeleteProjectBoard } from './application/delete-project-board';
-import { makeBatchGetStoryHistory } from './application/batch-get-story-history';
-import { makeBatchGetProjectMetrics } from './application/batch-get-project-metrics';
-import { makeBatchListPhases } from './application/batch-list-phases';
-import { makeListOwnedStories } from './application/list-owned-stories';
-import { storyHistoryReader } from './db/story-history-reader';
-import { tagUseCases } from './application/tag-use-cases';
+import { commentsUseCases } from './comments/application/comments-use-cases';
+import { commentsHandlers } from './comments/grpc/comments.handlers';
 import type { BoardsConfig } from './config';
 import { createBoardsStore } from './db/boards-store';
-import { boardsHandlers } from './grpc/boards.handlers';
+import { historyUseCases } from './history/application/history-use-cases';
+import { storyHistoryReader } from './history/db/story-history-reader';
+import { historyHandlers } from './history/grpc/history.handlers';
 import { createProjectDeletedHandler } from './messaging/project-deleted.handler';
+import { makeDeleteProjectBoard } from './phases/application/delete-project-board';
+import { phasesUseCases } from './phases/application/phases-use-cases';
+import { phasesHandlers } from './phases/grpc/phases.handlers';
+import { storiesUseCases } from './stories/application/stories-use-cases';
+import { ownedStoriesReader } from './stories/db/owned-stories-reader';
+import { storiesHandlers } from './stories/grpc/stories.handlers';
+import { tagsUseCases } from './tags/application/tags-use-cases';
+import { tagsHandlers } from './tags/grpc/tags.handlers';
+import { tasksUseCases } from './tasks/application/tasks-use-cases';
+import { tasksHandlers } from './tasks/grpc/tasks.handlers';
 
 /** The consumer group of boards' event consumers (its dead letters go to `boards-dlq`). */
 export const CONSUMER_GROUP = 'boards';
@@ -74,8 +54,9 @@ export interface BoardsAppOptions {
 }
 
 /**
- * Composition root: pool → store → use cases → gRPC server, plus the outbox relay (story-deleted events) and the
- * project-deleted consumer. Nothing connects until `start`; Kafka is never needed to start or to answer a call.
+ * Composition root: pool → store → each slice's use cases → its gRPC service, all six on one server; plus the
+ * outbox relay (story-deleted events) and the project-deleted consumer. Nothing connects until `start`; Kafka
+ * is never needed to start or to answer a call.
  */
 export function createApp(
   config: BoardsConfig,
@@ -121,56 +102,34 @@ export function createApp(
           metrics,
           handle: createProjectDeletedHandler({ deleteProjectBoard: makeDeleteProjectBoard(store), logger }),
         });
-  const history = storyHistoryReader(pool);
-  const handlers = boardsHandlers(logger, {
-    ...tagUseCases(store),
-    createBoard: makeCreateBoard(store),
-    listPhases: makeListPhases(store),
-    createStory: makeCreateStory(store),
-    getStory: makeGetStory(store),
-    batchGetStories: makeBatchGetStories(store),
-    listStories: makeListStories(store),
-    updateStory: makeUpdateStory(store),
-    deleteStory: makeDeleteStory(store, wakeRelay),
-    updateStories: makeUpdateStories(store),
-    getPhase: makeGetPhase(store),
-    createPhase: makeCreatePhase(store),
-    updatePhase: makeUpdatePhase(store),
-    deletePhase: makeDeletePhase(store),
-    reorderPhases: makeReorderPhases(store),
-    listPhaseStories: makeListPhaseStories(store),
-    reorderPhaseStories: makeReorderPhaseStories(store),
-    listTasks: makeListTasks(store),
-    getTask: makeGetTask(store),
-    createTask: makeCreateTask(store),
-    updateTask: makeUpdateTask(store),
-    deleteTask: makeDeleteTask(store),
-    reorderTasks: makeReorderTasks(store),
-    batchGetStoryTasks: makeBatchGetStoryTasks(store),
-    listComments: makeListComments(store),
-    getComment: makeGetComment(store),
-    createComment: makeCreateComment(store),
-    updateComment: makeUpdateComment(store),
-    deleteComment: makeDeleteComment(store),
-    batchGetStoryComments: makeBatchGetStoryComments(store),
-    batchGetStoryHistory: makeBatchGetStoryHistory(history),
-    batchGetProjectMetrics: makeBatchGetProjectMetrics(history, config.METRICS_WINDOW_DAYS),
-    batchListPhases: makeBatchListPhases(store),
-    listOwnedStories: makeListOwnedStories(history),
+  const v1 = loadBoardsProto().flowboard.boards.v1;
+  /** One of the six services, registered (and reported by health) as `flowboard.boards.v1.<name>`. */
+  const service = (
+    name: keyof typeof v1 & `${string}Service`,
+    implementation: GrpcServiceRegistration['implementation'],
+  ): GrpcServiceRegistration => ({
+    name: `flowboard.boards.v1.${name}`,
+    definition: v1[name].service,
+    implementation,
   });
-  const proto = loadBoardsProto();
+  // Stories also read /me/stories on the pool and wake the relay after a delete; history only reads, on the
+  // pool.
+  const stories = storiesUseCases(store, { ownedStories: ownedStoriesReader(pool), wakeOutbox: wakeRelay });
+  const history = historyUseCases(storyHistoryReader(pool), config.METRICS_WINDOW_DAYS);
+  const services = [
+    service('StoriesService', storiesHandlers(logger, stories)),
+    service('PhasesService', phasesHandlers(logger, phasesUseCases(store))),
+    service('TagsService', tagsHandlers(logger, tagsUseCases(store))),
+    service('TasksService', tasksHandlers(logger, tasksUseCases(store))),
+    service('CommentsService', commentsHandlers(logger, commentsUseCases(store))),
+    service('HistoryService', historyHandlers(logger, history)),
+  ];
   const server = createGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     logger,
     metrics,
-    services: [
-      {
-        name: 'flowboard.boards.v1.BoardsService',
-        definition: proto.flowboard.boards.v1.BoardsService.service,
-        implementation: handlers,
-      },
-    ],
+    services: [...services, legacyService(services)],
   });
 
   let stopped: Promise<void> | undefined;
@@ -196,5 +155,18 @@ export function createApp(
         if (released) await pool.end();
         await metricsServer.stop();
       })()),
+  };
+}
+
+/**
+ * Every method of the six services again under the name they had before the split (`BoardsService`), by the same
+ * handlers: gateways of the release before the split, and this release's gateway, call it (see
+ * BOARDS_LEGACY_SERVICE in @flowboard/proto).
+ */
+function legacyService(services: GrpcServiceRegistration[]): GrpcServiceRegistration {
+  return {
+    name: BOARDS_LEGACY_SERVICE,
+    definition: boardsLegacyDefinition(),
+    implementation: Object.assign({}, ...services.map((s) => s.implementation)),
   };
 }

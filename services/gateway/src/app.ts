@@ -7,23 +7,15 @@ import {
   createMetricsRegistry,
   listen,
   metricsEndpoint,
-  counter,
-  gauge,
   type Logger,
-  type MetricsRegistry,
 } from '@flowboard/service-kit';
 import { ApiKeyAuthenticator } from './authz/api-keys';
-import { CacheEpoch } from './authz/cache-epoch';
-import { BoardVersions } from './caching/board-versions';
-import { ResponseCache, type CacheOutcome } from './caching/response-cache';
-import { GuardedCache } from './authz/guarded-cache';
-import { JsonCache } from './authz/json-cache';
 import { ProjectAccessResolver } from './authz/project-access';
+import { createCaches } from './cache';
 import { BOARDS_SERVICE, createBoardsClient } from './clients/boards.client';
 import { createFilesClient, FILES_SERVICE } from './clients/files.client';
 import { createFilesProxy } from './clients/files-proxy';
 import { createMembershipClient, MEMBERSHIP_SERVICE } from './clients/membership.client';
-import { UserDirectory } from './clients/user-resolver';
 import type { GatewayConfig } from './config';
 import { createHttpApp } from './http/http-app';
 import { createRateLimits } from './http/rate-limit';
@@ -59,20 +51,28 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
   const boards = createBoardsClient(config.BOARDS_ADDR, deadline, metrics);
   const files = createFilesClient(config.FILES_ADDR, deadline, metrics);
   const filesProxy = createFilesProxy(config.FILES_HTTP_URL);
-  const cache = new JsonCache(redis, logger);
-  const decisions = new GuardedCache(redis, logger);
-  const cacheEpoch = new CacheEpoch(redis, logger);
+  const caches = createCaches(
+    redis,
+    membership,
+    {
+      userTtlSeconds: config.USER_CACHE_TTL_SECONDS,
+      responseCacheBytes: config.RESPONSE_CACHE_MB * 1024 * 1024,
+      responseCacheTtlMs: config.RESPONSE_CACHE_TTL_SECONDS * 1000,
+    },
+    metrics,
+    logger,
+  );
   const authenticator = new ApiKeyAuthenticator(
     membership,
-    decisions,
+    caches.decisions,
     config.AUTH_CACHE_TTL_SECONDS,
-    cacheEpoch,
+    caches.epoch,
   );
   const access = new ProjectAccessResolver(
     membership,
-    decisions,
+    caches.decisions,
     config.ACCESS_CACHE_TTL_SECONDS,
-    cacheEpoch,
+    caches.epoch,
   );
   const readiness = createReadiness(redis, [
     { address: config.MEMBERSHIP_ADDR, service: MEMBERSHIP_SERVICE },
@@ -87,7 +87,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       filesProxy,
       access,
       apiKeys: authenticator,
-      users: new UserDirectory(membership, cache, config.USER_CACHE_TTL_SECONDS, cacheEpoch),
+      users: caches.users,
       operatorToken: config.OPERATOR_TOKEN,
       logger,
     }),
@@ -101,11 +101,8 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       router,
       authenticator,
       access,
-      cacheEpoch,
-      boardCache: {
-        versions: new BoardVersions(redis, logger),
-        responses: createResponseCache(config, cacheEpoch, metrics),
-      },
+      cacheEpoch: caches.epoch,
+      boardCache: caches.board,
       readiness,
       bodyLimit: config.BODY_LIMIT_BYTES,
       rateLimits: createRateLimits(
@@ -151,35 +148,6 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       await metricsServer.stop();
     },
   };
-}
-
-/**
- * The board read cache, with `flowboard_response_cache_lookups_total{outcome}` (its hit rate) and
- * `flowboard_response_cache_bytes` (what it holds, against RESPONSE_CACHE_MB).
- */
-function createResponseCache(
-  config: GatewayConfig,
-  epoch: CacheEpoch,
-  metrics: MetricsRegistry,
-): ResponseCache {
-  const lookups = counter(metrics, {
-    name: 'flowboard_response_cache_lookups_total',
-    help: 'Board reads by how the response cache answered: hit, shared (a render under way), miss, bypass',
-    labelNames: ['outcome'],
-  });
-  const responses = new ResponseCache(
-    epoch,
-    { maxBytes: config.RESPONSE_CACHE_MB * 1024 * 1024, ttlMs: config.RESPONSE_CACHE_TTL_SECONDS * 1000 },
-    (outcome: CacheOutcome) => lookups.inc({ outcome }),
-  );
-  gauge(metrics, {
-    name: 'flowboard_response_cache_bytes',
-    help: 'Bytes of rendered board answers held in this replica (UTF-16, compressed copies not counted)',
-    collect() {
-      this.set(responses.size);
-    },
-  });
-  return responses;
 }
 
 /** How long start() waits for Redis before serving without it. */

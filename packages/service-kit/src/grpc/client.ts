@@ -25,7 +25,7 @@ const RETRY_POLICY = {
   retryableStatusCodes: ['UNAVAILABLE'],
 };
 
-/** `flowboard.boards.v1.BoardsService`, from the methods' paths (`/<service>/<method>`). */
+/** `flowboard.boards.v1.StoriesService`, from the methods' paths (`/<service>/<method>`). */
 export function serviceNameOf(service: grpc.ServiceDefinition): string {
   const [first] = Object.values(service);
   return first?.path.split('/')[1] ?? '';

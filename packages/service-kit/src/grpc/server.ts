@@ -9,7 +9,7 @@ import { grpcServerInstruments, observeImplementation } from './observe';
 import { unavailableIfUnreachable } from './unreachable';
 
 export interface GrpcServiceRegistration {
-  /** Fully qualified name, e.g. `flowboard.boards.v1.BoardsService`, as reported by the health service. */
+  /** Fully qualified name, e.g. `flowboard.boards.v1.StoriesService`, as reported by the health service. */
   name: string;
   definition: grpc.ServiceDefinition;
   implementation: grpc.UntypedServiceImplementation;

@@ -1,29 +1,30 @@
-import { withTransaction, type Pool, type Queryable } from '@flowboard/pg-kit';
-import type { BoardsRepositories, BoardsStore } from '../application/ports';
-import { boardRepository } from './board-repository';
-import { commentRepository } from './comment-repository';
-import { outboxRepository } from './outbox-repository';
-import { phaseRepository } from './phase-repository';
-import { storyHistoryRepository } from './story-history-repository';
-import { storyRepository } from './story-repository';
-import { tagRepository } from './tag-repository';
-import { taskRepository } from './task-repository';
+import type { Pool } from '@flowboard/pg-kit';
+import { commentRepository } from '../comments/db/comment-repository';
+import { storyHistoryRepository } from '../history/db/story-history-repository';
+import { boardRepository } from '../phases/db/board-repository';
+import { phaseRepository } from '../phases/db/phase-repository';
+import { outboxRepository } from '../shared/db/outbox-repository';
+import { createStore } from '../shared/db/transactional-store';
+import { storyRepository } from '../stories/db/story-repository';
+import { tagRepository } from '../tags/db/tag-repository';
+import { taskRepository } from '../tasks/db/task-repository';
 
-const repositories = (db: Queryable, schema: string): BoardsRepositories => ({
-  boards: boardRepository(db),
-  outbox: outboxRepository(db, schema),
-  phases: phaseRepository(db),
-  stories: storyRepository(db),
-  history: storyHistoryRepository(db),
-  tasks: taskRepository(db),
-  comments: commentRepository(db),
-  tags: tagRepository(db),
-});
-
-/** The PostgreSQL BoardsStore: repositories on the pool, and the same repositories on one transaction's client. */
-export function createBoardsStore(pool: Pool, schema: string): BoardsStore {
-  return {
-    ...repositories(pool, schema),
-    transaction: (work) => withTransaction(pool, (client) => work(repositories(client, schema))),
-  };
+/**
+ * The PostgreSQL store of the boards schema: every slice's repositories, on the pool and on one transaction's
+ * client. One store for all, because a use case's transaction may span aggregates (a new story with its
+ * tasks, tags and first history rows); each slice's use cases see it through their own narrower `Store<...>`.
+ */
+export function createBoardsStore(pool: Pool, schema: string) {
+  return createStore(pool, (db) => ({
+    boards: boardRepository(db),
+    outbox: outboxRepository(db, schema),
+    phases: phaseRepository(db),
+    stories: storyRepository(db),
+    history: storyHistoryRepository(db),
+    tasks: taskRepository(db),
+    comments: commentRepository(db),
+    tags: tagRepository(db),
+  }));
 }
+
+export type BoardsStore = ReturnType<typeof createBoardsStore>;

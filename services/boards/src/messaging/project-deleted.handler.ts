@@ -1,7 +1,7 @@
 import { InvalidEventError, parseEvent, projectDeletedV1 } from '@flowboard/events';
 import { PermanentMessageError, type IncomingMessage } from '@flowboard/messaging';
 import type { Logger } from '@flowboard/service-kit';
-import type { DeleteProjectBoard } from '../application/delete-project-board';
+import type { DeleteProjectBoard } from '../phases/application/delete-project-board';
 
 /**
  * `membership.project-deleted.v1` → the project's board goes. A message that is not a valid event can never

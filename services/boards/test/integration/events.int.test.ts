@@ -4,7 +4,7 @@ import { makeEvent, parseEvent, projectDeletedV1, storyDeletedV1, type Envelope 
 import { createKafka, ensureTopics, KafkaPublisher, type IncomingMessage } from '@flowboard/messaging';
 import { createLogger } from '@flowboard/service-kit';
 import { uniqueSuffix, waitFor } from '@flowboard/testing';
-import { makeDeleteStory } from '../../src/application/delete-story';
+import { makeDeleteStory } from '../../src/stories/application/delete-story';
 import { createBoardsStore } from '../../src/db/boards-store';
 import {
   admin,

@@ -11,7 +11,9 @@ import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
 export const { BOARDS_DATABASE_URL, KAFKA_BROKERS } = requireEnv('BOARDS_DATABASE_URL', 'KAFKA_BROKERS');
 
 let app: BoardsApp;
-let client: boards.BoardsServiceClient;
+/** One client per boards service, and which of them serves each method (names are unique across them). */
+let clients: grpc.Client[] = [];
+let clientOf = new Map<string, grpc.Client>();
 
 /** Direct database access for assertions the API does not show (positions, history rows). */
 export const admin = createPool({
@@ -23,6 +25,10 @@ export const admin = createPool({
 
 /** The app under test (after the suite's beforeAll). */
 export const boardsApp = (): BoardsApp => app;
+
+let boundPort = 0;
+/** The gRPC port the app under test listens on (after the suite's beforeAll). */
+export const boardsPort = (): number => boundPort;
 
 /**
  * Registers the suite's hooks: migrate (twice: it is idempotent), boot the service, and tear down. No event
@@ -46,12 +52,24 @@ export function useBoardsService(
     });
     app = createApp(config, createLogger('boards-test', process.env.LOG_LEVEL ?? 'silent'), options);
     const port = await app.start();
-    const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
-    client = new BoardsService(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    boundPort = port;
+    const v1 = loadBoardsProto().flowboard.boards.v1;
+    const services = [
+      v1.StoriesService,
+      v1.PhasesService,
+      v1.TagsService,
+      v1.TasksService,
+      v1.CommentsService,
+      v1.HistoryService,
+    ];
+    clients = services.map((Service) => new Service(`127.0.0.1:${port}`, grpc.credentials.createInsecure()));
+    clientOf = new Map(
+      services.flatMap((Service, i) => Object.keys(Service.service).map((method) => [method, clients[i]!])),
+    );
   });
 
   afterAll(async () => {
-    client?.close();
+    for (const client of clients) client.close();
     await app?.stop();
     await admin.end();
   });
@@ -60,9 +78,19 @@ export function useBoardsService(
 /** Each test works on its own projects: random ids far above anything a real run creates. */
 export const newProjectId = () => 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
 
-type Method = keyof boards.BoardsServiceHandlers & keyof boards.BoardsServiceClient;
+/** The RPCs of a generated client by their proto names (`GetStory`, not its alias `getStory` nor `close`). */
+type RpcOf<Client, K = keyof Client> = K extends string ? (K extends Uncapitalize<K> ? never : K) : never;
 
-/** One unary call with the caller in metadata, as the gateway makes it. */
+/** An RPC of any of the boards services (their names are unique across them). */
+type Method =
+  | RpcOf<boards.StoriesServiceClient>
+  | RpcOf<boards.PhasesServiceClient>
+  | RpcOf<boards.TagsServiceClient>
+  | RpcOf<boards.TasksServiceClient>
+  | RpcOf<boards.CommentsServiceClient>
+  | RpcOf<boards.HistoryServiceClient>;
+
+/** One unary call with the caller in metadata, as the gateway makes it, to the service that has `method`. */
 export function call<Res>(method: Method, request: object, userId: number | null = 42): Promise<Res> {
   const metadata = new grpc.Metadata();
   if (userId !== null) metadata.set('x-flowboard-user-id', String(userId));
@@ -73,7 +101,9 @@ export function call<Res>(method: Method, request: object, userId: number | null
     options: grpc.CallOptions,
     callback: (err: grpc.ServiceError | null, res: Res) => void,
   ) => grpc.ClientUnaryCall;
-  const fn = (client[method] as unknown as Unary).bind(client);
+  const client = clientOf.get(method);
+  if (!client) throw new Error(`no boards service has a method ${method}`);
+  const fn = (client as unknown as Record<Method, Unary>)[method].bind(client);
   return new Promise((resolve, reject) =>
     fn(request, metadata, { deadline: Date.now() + 10_000 }, (err, res) =>
       err ? reject(err) : resolve(res),

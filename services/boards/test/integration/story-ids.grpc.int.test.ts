@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import type { boards } from '@flowboard/proto';
-import { storyRepository } from '../../src/db/story-repository';
+import { storyRepository } from '../../src/stories/db/story-repository';
 import { admin, call, createBoard, createStory, newProjectId, reason, useBoardsService } from './harness';
 
 useBoardsService();

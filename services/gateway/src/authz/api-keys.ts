@@ -1,20 +1,14 @@
-import { createHash } from 'node:crypto';
 import { DomainError } from '@flowboard/service-kit';
 import type { membership } from '@flowboard/proto';
 import type { MembershipClient } from '../clients/membership.client';
-import type { CacheEpoch } from './cache-epoch';
-import { DecisionCache } from './decision-cache';
-import type { GuardedCache } from './guarded-cache';
+import { DecisionCache, type CacheEpoch, type GuardedCache } from '../cache';
+import { apiKeyHash } from '../http/credentials';
 
 type User = membership.User__Output;
 
 const KEY_FORMAT = /^[0-9a-f]{32}$/;
 
 const unauthorized = (message: string) => new DomainError('Unauthenticated', message);
-
-/** The form a key is counted and cached under: sha256 (hex) of the trimmed, lower-cased key. */
-export const apiKeyHash = (rawKey: string): string =>
-  createHash('sha256').update(rawKey.trim().toLowerCase()).digest('hex');
 
 /**
  * API key → user (docs/compat.md §3.1): a key is 32 hex characters, trimmed and lower-cased; anything else is

@@ -1,8 +1,6 @@
 import type { MembershipClient } from '../clients/membership.client';
 import { projectAccessFrom, type ProjectAccess } from './access';
-import type { CacheEpoch } from './cache-epoch';
-import { DecisionCache } from './decision-cache';
-import type { CacheSlot, GuardedCache } from './guarded-cache';
+import { DecisionCache, type CacheEpoch, type CacheSlot, type GuardedCache } from '../cache';
 
 /**
  * The caller's access on a project, from `membership.GetProjectAccess` (NOT_FOUND when unknown or not a

@@ -1,16 +1,21 @@
-import { loadBoardsProto, type boards } from '@flowboard/proto';
+import { BOARDS_LEGACY_SERVICE, loadBoardsLegacyService, type boards } from '@flowboard/proto';
 import { deriveClient, type MetricsRegistry } from '@flowboard/service-kit';
-import { storyBatcher } from './story-batcher';
+import { storyBatcher } from '../cache';
 
-export const BOARDS_SERVICE = 'flowboard.boards.v1.BoardsService';
+/** The readiness check asks boards' health of this name, which boards reports before and after the split. */
+export const BOARDS_SERVICE = BOARDS_LEGACY_SERVICE;
 
 /**
- * boards' RPCs as functions (`listTasks(request)`), derived from the proto with the configured deadline; what
- * retries is what the proto declares idempotent. One exception: single-story reads go through the batcher.
+ * boards' RPCs as functions (`listTasks(request)`), derived from the protos of its six services with the
+ * configured deadline; what retries is what the proto declares idempotent. One exception: single-story reads go
+ * through the batcher.
+ *
+ * It calls them under the name they had before boards was split by aggregate (one channel, one connection): a
+ * boards pod of the release before the split, still running during a rolling upgrade, knows only that name. The
+ * next release calls the six services by their own names (BOARDS_LEGACY_SERVICE in @flowboard/proto).
  */
 export function createBoardsClient(address: string, deadlineMs: number, metrics?: MetricsRegistry) {
-  const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
-  const client = deriveClient(BoardsService, address, { deadlineMs, metrics });
+  const client = deriveClient(loadBoardsLegacyService(), address, { deadlineMs, metrics });
   const readStory = storyBatcher((projectId, storyIds) =>
     client
       .batchGetStories({ project_id: projectId, story_ids: storyIds })

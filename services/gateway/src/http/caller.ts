@@ -1,11 +1,11 @@
 import type { Request } from 'express';
 import type { membership } from '@flowboard/proto';
 import { DomainError } from '@flowboard/service-kit';
-import { apiKeyHash, type ApiKeyAuthenticator } from '../authz/api-keys';
+import type { ApiKeyAuthenticator } from '../authz/api-keys';
 import { allows, type ProjectAccess } from '../authz/access';
 import type { ProjectAccessResolver } from '../authz/project-access';
-import { extractApiKey } from './credentials';
-import type { ReadAhead } from './read-ahead';
+import { apiKeyHash, extractApiKey } from './credentials';
+import type { ReadAhead } from '../cache';
 import type { RequestRecord } from './record';
 import type { FoundRoute } from './routing';
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Query } from './query';
 
@@ -13,3 +14,7 @@ export function extractApiKey(headers: IncomingHttpHeaders, query: Query): strin
   if (bearer) return bearer[1] ?? '';
   return query.get('apikey');
 }
+
+/** The form a key is counted and cached under: sha256 (hex) of the trimmed, lower-cased key. */
+export const apiKeyHash = (rawKey: string): string =>
+  createHash('sha256').update(rawKey.trim().toLowerCase()).digest('hex');

@@ -1,14 +1,12 @@
 import type { Request, Response } from 'express';
 import type { ProjectAccess } from '../authz/access';
-import type { RenderedBody } from '../caching/response-cache';
-import { isRead, responseKey, type BoardCache } from './board-cache';
+import { isRead, responseKey, type BoardCache, type ReadAhead } from '../cache';
 import { createCall } from './call';
 import type { Principal } from './caller';
 import { encodedOnce, negotiatedCoding } from './compress';
 import type { Format } from './negotiate';
-import type { ReadAhead } from './read-ahead';
 import type { RequestRecord } from './record';
-import { renderBody, sendBody, sendReply, type Reply } from './respond';
+import { renderBody, sendBody, sendReply, type RenderedBody, type Reply } from './respond';
 import type { FoundRoute } from './routing';
 
 /** What the pipeline established before the handler runs. */

@@ -1,13 +1,11 @@
 import type { RequestHandler } from 'express';
 import type { ApiKeyAuthenticator } from '../authz/api-keys';
-import type { CacheEpoch } from '../authz/cache-epoch';
 import type { ProjectAccessResolver } from '../authz/project-access';
-import type { BoardCache } from './board-cache';
 import { authenticateCaller, authorizeProject, type Principal } from './caller';
 import { answerPreflight } from './cors';
 import { dispatch } from './dispatch';
 import type { RateLimits } from './rate-limit';
-import { readAhead } from './read-ahead';
+import { readAhead, type BoardCache, type CacheEpoch } from '../cache';
 import { recordOf } from './record';
 import { requireRoute } from './routing';
 

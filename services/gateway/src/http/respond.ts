@@ -1,9 +1,14 @@
 import type { Response } from 'express';
-import type { RenderedBody } from '../caching/response-cache';
 import { PLURALS, type Dto, type PageDto, type ResourceType } from '../representation/dto';
 import { toJson } from '../representation/json';
 import { toXml } from '../representation/xml';
 import { CONTENT_TYPES, type Format } from './negotiate';
+
+/** An answer rendered once, as it goes out: what the response cache keeps. */
+export interface RenderedBody {
+  contentType: string;
+  body: string;
+}
 
 /** What a route handler answers; the dispatcher writes it in the negotiated format. Every success is 200. */
 export type Reply =

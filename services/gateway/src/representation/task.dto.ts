@@ -1,5 +1,5 @@
 import type { boards } from '@flowboard/proto';
-import type { UsersById } from '../clients/user-resolver';
+import type { UsersById } from '../cache';
 import type { Dto } from './dto';
 import { userRefDto } from './user.dto';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { createLogger } from '@flowboard/service-kit';
 import { requireEnv } from '@flowboard/testing';
-import { GuardedCache } from '../../src/authz/guarded-cache';
+import { GuardedCache } from '../../src/cache';
 
 let redis: Redis;
 let cache: GuardedCache;

@@ -5,7 +5,7 @@ import type { BoardsClient } from '../../clients/boards.client';
 import type { FilesClient } from '../../clients/files.client';
 import type { FilesProxy } from '../../clients/files-proxy';
 import type { MembershipClient } from '../../clients/membership.client';
-import type { UserDirectory } from '../../clients/user-resolver';
+import type { UserDirectory } from '../../cache';
 
 /** What route handlers are built from: the upstream clients, created once at boot. */
 export interface RouteDeps {

@@ -32,10 +32,10 @@ export async function startHarness(): Promise<Harness> {
   const files = new FakeFiles();
 
   const servers: GrpcServer[] = [
-    membership.registration(silent),
-    boards.registration(silent),
-    files.registration(silent),
-  ].map((registration) => createGrpcServer({ port: 0, logger: silent, services: [registration] }));
+    [membership.registration(silent)],
+    boards.registrations(silent),
+    [files.registration(silent)],
+  ].map((services) => createGrpcServer({ port: 0, logger: silent, services }));
   const [membershipPort, boardsPort, filesPort] = await Promise.all(servers.map((s) => s.start()));
   const filesHttp: http.Server = files.httpServer();
   const filesHttpPort = await listen(filesHttp, 0);

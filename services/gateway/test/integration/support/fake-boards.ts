@@ -1,7 +1,13 @@
-import { loadBoardsProto, type boards } from '@flowboard/proto';
+import {
+  BOARDS_LEGACY_SERVICE,
+  boardsLegacyDefinition,
+  loadBoardsProto,
+  type boards,
+} from '@flowboard/proto';
 import {
   DomainError,
   requireUser,
+  serviceNameOf,
   unary,
   type GrpcServiceRegistration,
   type Logger,
@@ -83,8 +89,9 @@ export class FakeBoards {
     return comment;
   }
 
-  registration(logger: Logger): GrpcServiceRegistration {
-    const { BoardsService } = loadBoardsProto().flowboard.boards.v1;
+  /** The six boards services, on one server as in boards itself, over this one in-memory state. */
+  registrations(logger: Logger): GrpcServiceRegistration[] {
+    const v1 = loadBoardsProto().flowboard.boards.v1;
     const h = <Req, Res>(name: string, fn: (req: Req, userId: number) => Promise<Res>) =>
       unary<Req, Res>(logger, async (req, ctx) => {
         this.calls.record(name, ctx);
@@ -115,7 +122,13 @@ export class FakeBoards {
         stories: req.story_ids.map((id) => ({ story_id: id, tags: [] })),
       })),
     };
-    const implementation: boards.BoardsServiceHandlers = {
+    // Every RPC in one object (names are unique across the services); each service takes its own below.
+    const implementation: boards.StoriesServiceHandlers &
+      boards.PhasesServiceHandlers &
+      boards.TagsServiceHandlers &
+      boards.TasksServiceHandlers &
+      boards.CommentsServiceHandlers &
+      boards.HistoryServiceHandlers = {
       ...tags,
       CreateBoard: h('CreateBoard', async (req: boards.CreateBoardRequest__Output) => {
         if (this.createBoardFails) throw new DomainError('Unavailable', 'boards is down (fake)');
@@ -347,6 +360,24 @@ export class FakeBoards {
         return { stories: owned, total_items: owned.length };
       }),
     };
-    return { name: 'flowboard.boards.v1.BoardsService', definition: BoardsService.service, implementation };
+    const services = [
+      v1.StoriesService,
+      v1.PhasesService,
+      v1.TagsService,
+      v1.TasksService,
+      v1.CommentsService,
+      v1.HistoryService,
+    ].map(({ service }) => ({
+      name: serviceNameOf(service),
+      definition: service,
+      implementation: Object.fromEntries(
+        Object.entries(implementation).filter(([method]) => method in service),
+      ),
+    }));
+    // And under the name before the split, which the gateway calls (as boards itself serves it).
+    return [
+      ...services,
+      { name: BOARDS_LEGACY_SERVICE, definition: boardsLegacyDefinition(), implementation },
+    ];
   }
 }

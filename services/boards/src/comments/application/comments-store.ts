@@ -1,0 +1,12 @@
+import type { Store } from '../../shared/application/store';
+import type { StoryRepository } from '../../stories/application/ports';
+import type { CommentRepository } from './ports';
+
+/** What the comment use cases reach. */
+export interface CommentsRepositories {
+  /** The story the comments belong to: it must exist. */
+  stories: StoryRepository;
+  comments: CommentRepository;
+}
+
+export type CommentsStore = Store<CommentsRepositories>;

@@ -1,0 +1,52 @@
+import type { StepType } from '../../phases/domain/phases';
+
+/**
+ * Story history: milestones (stays in a phase) and steps (periods in a status); the open one has no end time.
+ * The story use cases write it in their transactions (StoryHistoryRepository); the history use cases read it
+ * for the enrichments and metrics (StoryHistoryReader). history/db implements both over PostgreSQL.
+ */
+
+export interface StoryHistoryRepository {
+  openMilestone(entry: { projectId: number; storyId: number; phaseId: number; at: Date }): Promise<void>;
+  openStep(entry: { projectId: number; storyId: number; type: StepType; at: Date }): Promise<void>;
+  /** Closes the open milestone and opens one in `phaseId`, both at the transaction's time. */
+  moveMilestone(entry: { projectId: number; storyId: number; phaseId: number }): Promise<void>;
+  /** Closes the open step and opens one of `type`, both at the transaction's time. */
+  changeStep(entry: { projectId: number; storyId: number; type: StepType }): Promise<void>;
+}
+
+export interface MilestoneRecord {
+  id: number;
+  storyId: number;
+  phase: { id: number; name: string };
+  start: Date;
+  /** null while open. */
+  end: Date | null;
+}
+
+export interface StepRecord {
+  id: number;
+  storyId: number;
+  type: StepType;
+  start: Date;
+  end: Date | null;
+}
+
+/** A story that is in Archive and entered it at `finishTime`, with its steps (oldest first). */
+export interface FinishedStoryHistory {
+  projectId: number;
+  storyId: number;
+  createdAt: Date;
+  steps: StepRecord[];
+}
+
+export interface StoryHistoryReader {
+  /** The milestones of these stories, by story then id (oldest first). */
+  milestonesFor(projectId: number, storyIds: readonly number[]): Promise<MilestoneRecord[]>;
+  /** The steps of these stories, by story then id (oldest first). */
+  stepsFor(projectId: number, storyIds: readonly number[]): Promise<StepRecord[]>;
+  /** Creation times of these stories (metrics need them; the enrichment may come without the story). */
+  createdAtFor(projectId: number, storyIds: readonly number[]): Promise<Map<number, Date>>;
+  /** The stories of these projects whose open step is `archive` and started at or after `since`, with steps. */
+  finishedSince(projectIds: readonly number[], since: Date): Promise<FinishedStoryHistory[]>;
+}

@@ -1,0 +1,31 @@
+import { DomainError } from '@flowboard/service-kit';
+import { requirePositiveId } from '../../shared/domain/ids';
+import { phaseNotFound } from './get-phase';
+import type { PhasesStore } from './phases-store';
+
+export type DeletePhase = (projectId: number, phaseId: number) => Promise<void>;
+
+/** Backlog and Archive cannot be deleted (400); a phase holding stories is refused (409), nothing is lost. */
+export function makeDeletePhase(store: PhasesStore): DeletePhase {
+  return async (rawProjectId, phaseId) => {
+    const projectId = requirePositiveId('project_id', rawProjectId);
+    if (!Number.isSafeInteger(phaseId) || phaseId <= 0) throw phaseNotFound();
+    await store.transaction(async (tx) => {
+      if (!(await tx.boards.lock(projectId))) throw phaseNotFound();
+      const phases = await tx.phases.listByProject(projectId);
+      const phase = phases.find((p) => p.id === phaseId);
+      if (!phase) throw phaseNotFound();
+      if (phase.position === 0 || phase.position === phases.length - 1) {
+        throw new DomainError(
+          'InvalidArgument',
+          `The ${phase.position === 0 ? 'Backlog' : 'Archive'} phase cannot be deleted.`,
+          { problem: 'invalid-state' },
+        );
+      }
+      if (await tx.stories.anyInPhase(projectId, phaseId)) {
+        throw new DomainError('Conflict', 'The phase still holds stories; move them first.');
+      }
+      await tx.phases.delete(projectId, phaseId);
+    });
+  };
+}

@@ -1,0 +1,47 @@
+import { DomainError } from '@flowboard/service-kit';
+import { requirePositiveId } from '../../shared/domain/ids';
+import { moveIndex, parsePhaseDescription, parsePhaseName, parseWipLimit } from '../domain/phase-order';
+import { phaseNotFound } from './get-phase';
+import type { PhasesStore } from './phases-store';
+import type { PhaseRecord } from './ports';
+
+/** A partial update: only the properties present change. */
+export interface UpdatePhaseCommand {
+  projectId: number;
+  phaseId: number;
+  name?: string;
+  description?: string;
+  index?: number;
+  /** 0 = remove the limit. */
+  limit?: number;
+}
+
+export type UpdatePhase = (command: UpdatePhaseCommand) => Promise<PhaseRecord>;
+
+/** Renames, re-describes, re-limits and/or moves a phase; a move shifts the phases in between. */
+export function makeUpdatePhase(store: PhasesStore): UpdatePhase {
+  return async (command) => {
+    const projectId = requirePositiveId('project_id', command.projectId);
+    if (!Number.isSafeInteger(command.phaseId) || command.phaseId <= 0) throw phaseNotFound();
+    const name = command.name === undefined ? undefined : parsePhaseName(command.name);
+    const description =
+      command.description === undefined ? undefined : parsePhaseDescription(command.description);
+    const wipLimit = command.limit === undefined ? undefined : parseWipLimit(command.limit);
+    return store.transaction(async (tx) => {
+      if (!(await tx.boards.lock(projectId))) throw new DomainError('NotFound', 'Board not found');
+      const phases = await tx.phases.listByProject(projectId);
+      const phase = phases.find((p) => p.id === command.phaseId);
+      if (!phase) throw phaseNotFound();
+      const position =
+        command.index === undefined
+          ? phase.position
+          : moveIndex(phase.position, command.index, phases.length - 1);
+      return tx.phases.update(projectId, phase.id, {
+        name: name ?? phase.name,
+        description: description ?? phase.description,
+        wipLimit: wipLimit === undefined ? phase.wipLimit : wipLimit,
+        position,
+      });
+    });
+  };
+}

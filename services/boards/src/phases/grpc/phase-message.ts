@@ -1,0 +1,11 @@
+import type { boards } from '@flowboard/proto';
+import type { PhaseRecord } from '../application/ports';
+
+/** PhaseRecord → Phase message; no work-in-progress limit is 0 on the wire. */
+export const toPhaseMessage = (phase: PhaseRecord): boards.Phase => ({
+  id: phase.id,
+  name: phase.name,
+  description: phase.description,
+  index: phase.position,
+  limit: phase.wipLimit ?? 0,
+});

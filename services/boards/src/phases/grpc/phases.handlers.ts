@@ -1,0 +1,124 @@
+import type { boards } from '@flowboard/proto';
+import { unary, type Logger } from '@flowboard/service-kit';
+import { toStoryMessage } from '../../stories/grpc/story-message';
+import type { PhasesUseCases } from '../application/phases-use-cases';
+import { toPhaseMessage } from './phase-message';
+
+/**
+ * PhasesService: gRPC request → use case → response. Errors are mapped by `unary` through service-kit's one
+ * table.
+ */
+export function phasesHandlers(logger: Logger, useCases: PhasesUseCases): boards.PhasesServiceHandlers {
+  return {
+    CreateBoard: unary(
+      logger,
+      async (request: boards.CreateBoardRequest__Output): Promise<boards.CreateBoardResponse> => {
+        const phases = await useCases.createBoard(request.project_id);
+        return { phases: phases.map(toPhaseMessage) };
+      },
+    ),
+
+    ListPhases: unary(
+      logger,
+      async (request: boards.ListPhasesRequest__Output): Promise<boards.ListPhasesResponse> => {
+        const phases = await useCases.listPhases(request.project_id, request.where);
+        return { phases: phases.map(toPhaseMessage) };
+      },
+    ),
+
+    BatchListPhases: unary(
+      logger,
+      async (request: boards.BatchListPhasesRequest__Output): Promise<boards.BatchListPhasesResponse> => {
+        const byProject = await useCases.batchListPhases(request.project_ids);
+        return {
+          projects: [...byProject].map(([projectId, phases]) => ({
+            project_id: projectId,
+            phases: phases.map(toPhaseMessage),
+          })),
+        };
+      },
+    ),
+
+    GetPhase: unary(
+      logger,
+      async (request: boards.GetPhaseRequest__Output): Promise<boards.GetPhaseResponse> => ({
+        phase: toPhaseMessage(await useCases.getPhase(request.project_id, request.phase_id)),
+      }),
+    ),
+
+    CreatePhase: unary(
+      logger,
+      async (request: boards.CreatePhaseRequest__Output): Promise<boards.CreatePhaseResponse> => {
+        const phase = await useCases.createPhase({
+          projectId: request.project_id,
+          name: request.name,
+          description: request.description,
+          index: request.has_index ? request.index : undefined,
+          limit: request.limit,
+        });
+        return { phase: toPhaseMessage(phase) };
+      },
+    ),
+
+    UpdatePhase: unary(
+      logger,
+      async (request: boards.UpdatePhaseRequest__Output): Promise<boards.UpdatePhaseResponse> => {
+        const mask = new Set(request.update_mask);
+        const phase = await useCases.updatePhase({
+          projectId: request.project_id,
+          phaseId: request.phase_id,
+          name: mask.has('name') ? request.name : undefined,
+          description: mask.has('description') ? request.description : undefined,
+          index: mask.has('index') ? request.index : undefined,
+          limit: mask.has('limit') ? request.limit : undefined,
+        });
+        return { phase: toPhaseMessage(phase) };
+      },
+    ),
+
+    DeletePhase: unary(
+      logger,
+      async (request: boards.DeletePhaseRequest__Output): Promise<boards.DeletePhaseResponse> => {
+        await useCases.deletePhase(request.project_id, request.phase_id);
+        return {};
+      },
+    ),
+
+    ReorderPhases: unary(
+      logger,
+      async (request: boards.ReorderPhasesRequest__Output): Promise<boards.ReorderPhasesResponse> => {
+        const phases = await useCases.reorderPhases(request.project_id, request.phase_ids);
+        return { phases: phases.map(toPhaseMessage) };
+      },
+    ),
+
+    ListPhaseStories: unary(
+      logger,
+      async (request: boards.ListPhaseStoriesRequest__Output): Promise<boards.ListPhaseStoriesResponse> => {
+        const { phase, stories } = await useCases.listPhaseStories({
+          projectId: request.project_id,
+          phaseId: request.phase_id,
+          where: request.where,
+          page: request.page,
+          pageSize: request.page_size,
+          users: request.users,
+        });
+        return { phase: toPhaseMessage(phase), stories: stories.map(toStoryMessage) };
+      },
+    ),
+
+    ReorderPhaseStories: unary(
+      logger,
+      async (
+        request: boards.ReorderPhaseStoriesRequest__Output,
+      ): Promise<boards.ReorderPhaseStoriesResponse> => {
+        const { phase, stories } = await useCases.reorderPhaseStories(
+          request.project_id,
+          request.phase_id,
+          request.story_ids,
+        );
+        return { phase: toPhaseMessage(phase), stories: stories.map(toStoryMessage) };
+      },
+    ),
+  };
+}

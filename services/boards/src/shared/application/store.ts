@@ -1,0 +1,10 @@
+/**
+ * The transaction port every slice's use cases share. A slice names the repositories it reaches (its own and
+ * those of other aggregates it writes with in one transaction, e.g. a new story's tasks and tags); the store
+ * binds them to the pool for single reads, and `transaction` runs several writes atomically over the same
+ * repositories bound to one transaction. src/db/boards-store.ts builds one store holding every slice's
+ * repositories, which satisfies each slice's narrower `Store<...>`.
+ */
+export type Store<Repositories> = Repositories & {
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+};

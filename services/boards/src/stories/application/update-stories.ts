@@ -1,0 +1,73 @@
+import { DomainError } from '@flowboard/service-kit';
+import { MAX_PAGE_SIZE } from '../../shared/application/list-window';
+import { parseFilter, STORY_FILTER_PROPERTIES } from '../../shared/domain/filter';
+import { requirePositiveId } from '../../shared/domain/ids';
+import type { StoryRecord, UserAlias } from './ports';
+import type { StoriesStore } from './stories-store';
+import { applyStoryChanges, parseStoryChanges, type UpdateStoryCommand } from './update-story';
+
+export interface UpdateStoriesCommand extends Omit<UpdateStoryCommand, 'projectId' | 'storyId'> {
+  projectId: number;
+  where: string;
+  users: readonly UserAlias[];
+  page: number;
+  pageSize: number;
+}
+
+export type UpdateStories = (
+  command: UpdateStoriesCommand,
+) => Promise<{ stories: StoryRecord[]; total: number }>;
+
+const invalidParameter = (message: string) =>
+  new DomainError('InvalidArgument', message, { problem: 'invalid-parameter' });
+
+/**
+ * Bulk update (`PUT P/stories?where=`, docs/compat.md §5.3): every story matching `where` gets the same
+ * changes, in board order, in ONE transaction under the board row lock. Any failure rolls everything back and
+ * is a 400 (InvalidArgument) naming the story. Answers the requested page of the affected stories after the
+ * update (they may no longer match `where`).
+ */
+export function makeUpdateStories(store: StoriesStore): UpdateStories {
+  return async (command) => {
+    const projectId = requirePositiveId('project_id', command.projectId);
+    if (command.where.trim() === '') {
+      throw invalidParameter(
+        "The 'where' argument is required for a bulk update (e.g. where=not(color:red)).",
+      );
+    }
+    if (!Number.isSafeInteger(command.page) || command.page < 1) throw invalidParameter("Invalid 'page'.");
+    if (!Number.isSafeInteger(command.pageSize) || command.pageSize < 1 || command.pageSize > MAX_PAGE_SIZE)
+      throw invalidParameter("Invalid 'pageSize'.");
+    const filter = parseFilter(command.where, STORY_FILTER_PROPERTIES);
+    const changes = parseStoryChanges(command);
+    return store.transaction(async (tx) => {
+      if (!(await tx.boards.lock(projectId))) return { stories: [], total: 0 };
+      const ids = await tx.stories.matchingIds(projectId, { filter, users: command.users });
+      for (const storyId of ids) {
+        try {
+          await applyStoryChanges(tx, projectId, storyId, changes);
+        } catch (err) {
+          if (err instanceof DomainError && err.kind !== 'Internal' && err.kind !== 'Unavailable') {
+            // All or nothing: the transaction rolls back; the answer is a 400 whatever the single failure was.
+            throw new DomainError(
+              'InvalidArgument',
+              `Story ${storyId}: ${err.message} Nothing was changed.`,
+              {
+                problem: err.kind === 'InvalidArgument' ? err.problem : 'invalid-state',
+                cause: err,
+              },
+            );
+          }
+          throw err;
+        }
+      }
+      if (ids.length === 0) return { stories: [], total: 0 };
+      return tx.stories.list(projectId, {
+        ids,
+        users: [],
+        offset: (command.page - 1) * command.pageSize,
+        limit: command.pageSize,
+      });
+    });
+  };
+}

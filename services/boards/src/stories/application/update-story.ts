@@ -1,0 +1,149 @@
+import { DomainError } from '@flowboard/service-kit';
+import { stepTypeForStatus } from '../../phases/domain/phases';
+import { optionalId, requirePositiveId } from '../../shared/domain/ids';
+import { parseColor } from '../domain/color';
+import { parseDeadline } from '../domain/deadline';
+import { parseDetails, parseShortLabel, parseStoryText } from '../domain/story';
+import { nextStatus } from '../domain/story-status';
+import type { StoryColor } from '../domain/color';
+import type { StoryRecord, StoryWrite } from './ports';
+import type { StoriesRepositories, StoriesStore } from './stories-store';
+
+/** A partial update: only the properties present change (docs/compat.md §1.4, §5.3). */
+export interface UpdateStoryCommand {
+  projectId: number;
+  storyId: number;
+  text?: string;
+  details?: string;
+  size?: string;
+  priority?: string;
+  color?: string;
+  status?: string;
+  blockedReason?: string | null;
+  phaseId?: number;
+  /** 0 = unassign. The gateway has checked that the owner is a member. */
+  ownerId?: number;
+  /** "" = clear. */
+  deadline?: string;
+}
+
+export type UpdateStory = (command: UpdateStoryCommand) => Promise<StoryRecord>;
+
+/**
+ * Updates a story in one transaction under the board row lock (moves change board positions): the phase move
+ * first (bottom of the new phase, automatic status, milestone closed and opened), then the status checked against
+ * the new phase, a new step when the status changes. Moving to the phase the story is in is a no-op.
+ */
+export function makeUpdateStory(store: StoriesStore): UpdateStory {
+  return async (command) => {
+    const projectId = requirePositiveId('project_id', command.projectId);
+    const storyId = command.storyId;
+    const notFound = () => new DomainError('NotFound', 'Story not found');
+    if (!Number.isSafeInteger(storyId) || storyId <= 0) throw notFound();
+    const changes = parseStoryChanges(command);
+    return store.transaction(async (tx) => {
+      if (!(await tx.boards.lock(projectId))) throw notFound();
+      const updated = await applyStoryChanges(tx, projectId, storyId, changes);
+      if (!updated) throw notFound();
+      return updated;
+    });
+  };
+}
+
+/** The validated fields of a partial update; undefined = unchanged. */
+export interface StoryChanges {
+  text?: string;
+  details?: string;
+  size?: string;
+  priority?: string;
+  color?: StoryColor;
+  deadline?: Date | null;
+  ownerId?: number | null;
+  phaseId?: number;
+  status?: string;
+  blockedReason?: string | null;
+}
+
+/** Field validation, before any I/O. */
+export function parseStoryChanges(command: Omit<UpdateStoryCommand, 'projectId' | 'storyId'>): StoryChanges {
+  if (command.phaseId !== undefined && (!Number.isSafeInteger(command.phaseId) || command.phaseId <= 0)) {
+    throw new DomainError('InvalidArgument', 'Invalid phase: expected a phase id.', {
+      problem: 'invalid-reference',
+    });
+  }
+  return {
+    text: command.text === undefined ? undefined : parseStoryText(command.text),
+    details: command.details === undefined ? undefined : parseDetails(command.details),
+    size: command.size === undefined ? undefined : parseShortLabel('size', command.size),
+    priority: command.priority === undefined ? undefined : parseShortLabel('priority', command.priority),
+    color: command.color === undefined ? undefined : parseColor(command.color),
+    deadline: command.deadline === undefined ? undefined : parseDeadline(command.deadline),
+    ownerId: command.ownerId === undefined ? undefined : optionalId('owner_id', command.ownerId),
+    phaseId: command.phaseId,
+    status: command.status,
+    blockedReason: command.blockedReason,
+  };
+}
+
+/**
+ * Applies validated changes to one story inside a transaction that holds the board row lock; undefined when
+ * the story does not exist.
+ */
+export async function applyStoryChanges(
+  tx: StoriesRepositories,
+  projectId: number,
+  storyId: number,
+  changes: StoryChanges,
+): Promise<StoryRecord | undefined> {
+  const found = await tx.stories.findForUpdate(projectId, storyId);
+  if (!found) return undefined;
+  const { story } = found;
+  const previousStatus = story.status;
+
+  let move: { phaseId: number; position: number; lastPosition: number } | undefined;
+  if (changes.phaseId !== undefined && changes.phaseId !== story.phase.id) {
+    const placement = await tx.phases.findPlacement(projectId, changes.phaseId);
+    if (!placement) {
+      throw new DomainError(
+        'InvalidArgument',
+        `Invalid phase: no phase ${changes.phaseId} in this project.`,
+        {
+          problem: 'invalid-reference',
+        },
+      );
+    }
+    move = {
+      phaseId: placement.phase.id,
+      position: placement.phase.position,
+      lastPosition: placement.lastPosition,
+    };
+  }
+  const status = nextStatus(
+    { status: story.status, blockedReason: story.blockedReason },
+    {
+      current: { position: found.phasePosition, lastPosition: found.lastPosition },
+      move,
+      status: changes.status,
+      blockedReason: changes.blockedReason,
+    },
+  );
+  const write: StoryWrite = {
+    text: changes.text ?? story.text,
+    details: changes.details ?? story.details,
+    size: changes.size ?? story.size,
+    priority: changes.priority ?? story.priority,
+    color: changes.color ?? story.color,
+    status: status.status,
+    blockedReason: status.blockedReason,
+    phaseId: move?.phaseId ?? story.phase.id,
+    boardPosition: move ? await tx.stories.nextBoardPosition(projectId, move.phaseId) : story.boardPosition,
+    ownerId: changes.ownerId === undefined ? story.ownerId : changes.ownerId,
+    deadline: changes.deadline === undefined ? story.deadline : changes.deadline,
+  };
+  const updated = await tx.stories.update(projectId, storyId, write);
+  if (move) await tx.history.moveMilestone({ projectId, storyId, phaseId: move.phaseId });
+  if (status.status !== previousStatus) {
+    await tx.history.changeStep({ projectId, storyId, type: stepTypeForStatus(status.status) });
+  }
+  return updated;
+}

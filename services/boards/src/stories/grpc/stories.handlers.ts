@@ -1,0 +1,149 @@
+import type { boards } from '@flowboard/proto';
+import { requireUser, unary, type Logger } from '@flowboard/service-kit';
+import { storyTagsMessages } from '../../tags/grpc/tag-message';
+import type { StoriesUseCases } from '../application/stories-use-cases';
+import type { UpdateStoryCommand } from '../application/update-story';
+import { toStoryMessage } from './story-message';
+
+/** The request's fields named in `update_mask`, as an UpdateStoryCommand (unknown names are ignored). */
+function updateCommand(
+  request: Omit<boards.UpdateStoryRequest__Output, 'story_id'> & { story_id?: number },
+): UpdateStoryCommand {
+  const mask = new Set(request.update_mask);
+  const has = (name: string) => mask.has(name);
+  return {
+    projectId: request.project_id,
+    storyId: request.story_id ?? 0,
+    text: has('text') ? request.text : undefined,
+    details: has('details') ? request.details : undefined,
+    size: has('size') ? request.size : undefined,
+    priority: has('priority') ? request.priority : undefined,
+    color: has('color') ? request.color : undefined,
+    status: has('status') ? request.status : undefined,
+    blockedReason: has('blocked_reason') ? request.blocked_reason : undefined,
+    phaseId: has('phase') ? request.phase_id : undefined,
+    ownerId: has('owner') ? request.owner_id : undefined,
+    deadline: has('deadline') ? request.deadline : undefined,
+  };
+}
+
+/**
+ * StoriesService: gRPC request → use case → response. Errors are mapped by `unary` through service-kit's one
+ * table.
+ */
+export function storiesHandlers(logger: Logger, useCases: StoriesUseCases): boards.StoriesServiceHandlers {
+  return {
+    CreateStory: unary(
+      logger,
+      async (request: boards.CreateStoryRequest__Output, ctx): Promise<boards.CreateStoryResponse> => {
+        const story = await useCases.createStory({
+          projectId: request.project_id,
+          text: request.text,
+          details: request.details,
+          size: request.size,
+          priority: request.priority,
+          color: request.color,
+          phaseId: request.phase_id,
+          ownerId: request.owner_id,
+          deadline: request.deadline,
+          creatorId: requireUser(ctx),
+          tasks: request.tasks.map((t) => ({ text: t.text, status: t.status })),
+          tags: request.tags.map((t) => ({ id: t.id, name: t.name })),
+        });
+        return { story: toStoryMessage(story) };
+      },
+    ),
+
+    GetStory: unary(
+      logger,
+      async (request: boards.GetStoryRequest__Output): Promise<boards.GetStoryResponse> => {
+        const story = await useCases.getStory(request.project_id, request.story_id);
+        return { story: toStoryMessage(story) };
+      },
+    ),
+
+    BatchGetStories: unary(
+      logger,
+      async (request: boards.BatchGetStoriesRequest__Output): Promise<boards.BatchGetStoriesResponse> => {
+        const stories = await useCases.batchGetStories(request.project_id, request.story_ids);
+        return { stories: stories.map(toStoryMessage) };
+      },
+    ),
+
+    ListStories: unary(
+      logger,
+      async (request: boards.ListStoriesRequest__Output): Promise<boards.ListStoriesResponse> => {
+        const { stories, total } = await useCases.listStories({
+          projectId: request.project_id,
+          where: request.where,
+          page: request.page,
+          pageSize: request.page_size,
+          users: request.users,
+        });
+        const tags = request.include_tags
+          ? await useCases.batchGetStoryTags(
+              request.project_id,
+              stories.map((s) => s.id),
+            )
+          : undefined;
+        return {
+          stories: stories.map(toStoryMessage),
+          total_items: total,
+          story_tags: tags ? storyTagsMessages(tags) : [],
+        };
+      },
+    ),
+
+    UpdateStory: unary(
+      logger,
+      async (request: boards.UpdateStoryRequest__Output): Promise<boards.UpdateStoryResponse> => {
+        const story = await useCases.updateStory(updateCommand(request));
+        return { story: toStoryMessage(story) };
+      },
+    ),
+
+    DeleteStory: unary(
+      logger,
+      async (request: boards.DeleteStoryRequest__Output, ctx): Promise<boards.DeleteStoryResponse> => {
+        await useCases.deleteStory({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          deletedBy: requireUser(ctx),
+          requestId: ctx.requestId,
+        });
+        return {};
+      },
+    ),
+
+    UpdateStories: unary(
+      logger,
+      async (request: boards.UpdateStoriesRequest__Output): Promise<boards.UpdateStoriesResponse> => {
+        const { projectId: _p, storyId: _s, ...changes } = updateCommand(request);
+        const { stories, total } = await useCases.updateStories({
+          ...changes,
+          projectId: request.project_id,
+          where: request.where,
+          users: request.users,
+          page: request.page,
+          pageSize: request.page_size,
+        });
+        return { stories: stories.map(toStoryMessage), total_items: total };
+      },
+    ),
+
+    ListOwnedStories: unary(
+      logger,
+      async (request: boards.ListOwnedStoriesRequest__Output): Promise<boards.ListOwnedStoriesResponse> => {
+        const { stories, total } = await useCases.listOwnedStories({
+          ownerId: request.owner_id,
+          projectIds: request.project_ids,
+          where: request.where,
+          page: request.page,
+          pageSize: request.page_size,
+          all: request.all,
+        });
+        return { stories: stories.map(toStoryMessage), total_items: total };
+      },
+    ),
+  };
+}

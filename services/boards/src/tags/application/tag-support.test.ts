@@ -1,0 +1,86 @@
+import { DomainError } from '@flowboard/service-kit';
+import type { TagRecord, TagRepository } from './ports';
+import type { TagsRepositories } from './tags-store';
+import { resolvePathTag, resolveTagRefs } from './tag-support';
+import { MAX_TAG_REFS } from '../domain/tags';
+
+/** An in-memory tag table with just what resolution reads and writes. */
+function fakeTags(initial: Array<[number, string]>) {
+  const tags: TagRecord[] = initial.map(([id, name]) => ({ id, projectId: 1, name }));
+  const ensured: string[] = [];
+  let nextId = 100;
+  const repo: Partial<TagRepository> = {
+    find: async (_p, id) => tags.find((t) => t.id === id),
+    findByName: async (_p, name) => tags.find((t) => t.name.toLowerCase() === name.toLowerCase()),
+    findByIds: async (_p, ids) => tags.filter((t) => ids.includes(t.id)),
+    async ensure(_p, name) {
+      ensured.push(name);
+      const found = tags.find((t) => t.name.toLowerCase() === name.toLowerCase());
+      if (found) return found;
+      const tag = { id: ++nextId, projectId: 1, name };
+      tags.push(tag);
+      return tag;
+    },
+  };
+  return { repos: { tags: repo as TagRepository } as TagsRepositories, tags, ensured };
+}
+
+const kindOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (err) {
+    return [(err as DomainError).kind, (err as DomainError).problem];
+  }
+  return undefined;
+};
+
+describe('resolvePathTag', () => {
+  it('tries a number as an id first, then as a name; a name ignoring case; none → NotFound', async () => {
+    const { repos } = fakeTags([
+      [5, 'five'],
+      [6, '5'],
+      [7, '12345'],
+    ]);
+    expect((await resolvePathTag(repos, 1, '5')).id).toBe(5);
+    expect((await resolvePathTag(repos, 1, '12345')).id).toBe(7);
+    expect((await resolvePathTag(repos, 1, ' FIVE ')).id).toBe(5);
+    expect(await kindOf(resolvePathTag(repos, 1, 'six'))).toEqual(['NotFound', 'not-found']);
+    expect(await kindOf(resolvePathTag(repos, 1, '  '))).toEqual(['NotFound', 'not-found']);
+  });
+});
+
+describe('resolveTagRefs', () => {
+  it('keeps known ids, creates unknown names once (ignoring case), dedupes', async () => {
+    const { repos, ensured } = fakeTags([[3, 'known']]);
+    const ids = await resolveTagRefs(repos, 1, [
+      { kind: 'id', id: 3 },
+      { kind: 'name', name: 'New' },
+      { kind: 'name', name: 'new' },
+      { kind: 'name', name: 'KNOWN' },
+      { kind: 'id', id: 3 },
+    ]);
+    expect(ids).toEqual([3, 101]);
+    expect(ensured).toEqual(['KNOWN', 'New']);
+  });
+
+  it('a numeric string that is no id becomes a name; a bare unknown id → 400 invalid-reference', async () => {
+    const { repos, tags } = fakeTags([]);
+    expect(await resolveTagRefs(repos, 1, [{ kind: 'id', id: 2024, name: '2024' }])).toEqual([101]);
+    expect(tags.map((t) => t.name)).toEqual(['2024']);
+    expect(await kindOf(resolveTagRefs(repos, 1, [{ kind: 'id', id: 77 }]))).toEqual([
+      'InvalidArgument',
+      'invalid-reference',
+    ]);
+  });
+
+  it(`refuses more than ${MAX_TAG_REFS} references before touching the store`, async () => {
+    const refs = Array.from({ length: MAX_TAG_REFS + 1 }, (_, i) => ({
+      kind: 'name' as const,
+      name: `t${i}`,
+    }));
+    expect(await kindOf(resolveTagRefs({} as TagsRepositories, 1, refs))).toEqual([
+      'InvalidArgument',
+      'invalid-field',
+    ]);
+  });
+});

@@ -1,0 +1,104 @@
+import { DomainError } from '@flowboard/service-kit';
+import { pageWindow } from '../../shared/application/list-window';
+import type { FilterNode } from '../../shared/domain/filter';
+import { requirePositiveId } from '../../shared/domain/ids';
+import type { StoryRecord, UserAlias } from '../../stories/application/ports';
+import { MAX_TAG_REFS, parseTagPathRef, uniqueNames, type TagRef } from '../domain/tags';
+import type { TagRecord } from './ports';
+import type { TagsRepositories } from './tags-store';
+
+/** Shared steps of the tag use cases (docs/compat.md §5.5). */
+
+export const tagNotFound = () => new DomainError('NotFound', 'Tag not found');
+
+export const projectKey = (projectId: number): number => requirePositiveId('project_id', projectId);
+
+/** `{tag}` from a path: a number is tried as an id first, then as a name (ignoring case); none → 404. */
+export async function resolvePathTag(
+  repos: TagsRepositories,
+  projectId: number,
+  raw: string,
+): Promise<TagRecord> {
+  const ref = parseTagPathRef(raw);
+  if (!ref) throw tagNotFound();
+  const byId = ref.id !== undefined ? await repos.tags.find(projectId, ref.id) : undefined;
+  const tag = byId ?? (await repos.tags.findByName(projectId, ref.name));
+  if (!tag) throw tagNotFound();
+  return tag;
+}
+
+/**
+ * The ids of the tags body references name, deduplicated, creating the tags named but unknown
+ * (docs/compat.md §5.3: an unknown name creates the tag; an unknown id → 400). Call inside the write's
+ * transaction, so a failed write creates no tag.
+ */
+export async function resolveTagRefs(
+  repos: TagsRepositories,
+  projectId: number,
+  refs: readonly TagRef[],
+  field = 'tags',
+): Promise<number[]> {
+  if (refs.length > MAX_TAG_REFS)
+    throw new DomainError('InvalidArgument', `Invalid ${field}: at most ${MAX_TAG_REFS} tags per request.`, {
+      problem: 'invalid-field',
+    });
+  const wantedIds = [...new Set(refs.flatMap((r) => (r.kind === 'id' ? [r.id] : [])))];
+  const found = new Set((await repos.tags.findByIds(projectId, wantedIds)).map((t) => t.id));
+  const names: string[] = [];
+  const ids = new Set<number>();
+  for (const ref of refs) {
+    if (ref.kind === 'name') names.push(ref.name);
+    else if (found.has(ref.id)) ids.add(ref.id);
+    // A numeric string that is no tag's id is a name (docs/compat.md §1.4: a string in a tag reference is a
+    // name).
+    else if (ref.name !== undefined) names.push(ref.name);
+    else
+      throw new DomainError('InvalidArgument', `Invalid ${field}: no tag ${ref.id} in this project.`, {
+        problem: 'invalid-reference',
+      });
+  }
+  for (const name of uniqueNames(names)) ids.add((await repos.tags.ensure(projectId, name)).id);
+  return [...ids];
+}
+
+/** A page of the stories carrying the tag, in board order, optionally narrowed by a story filter. */
+export async function tagStoriesPage(
+  repos: TagsRepositories,
+  projectId: number,
+  tagId: number,
+  query: { filter?: FilterNode; users?: readonly UserAlias[]; page: number; pageSize: number },
+): Promise<{ stories: StoryRecord[]; total: number }> {
+  const { offset, limit } = pageWindow(query.page, query.pageSize);
+  const ids = await repos.tags.storyIds(projectId, tagId);
+  if (ids.length === 0) return { stories: [], total: 0 };
+  return repos.stories.list(projectId, {
+    filter: query.filter,
+    ids,
+    users: query.users ?? [],
+    offset,
+    limit,
+  });
+}
+
+/** Story ids from a body (positive, deduplicated, in order); one that names no story → 400 naming it. */
+export async function requireStories(
+  repos: TagsRepositories,
+  projectId: number,
+  storyIds: readonly number[],
+): Promise<number[]> {
+  const ids = [...new Set(storyIds)];
+  const bad = ids.find((id) => !Number.isSafeInteger(id) || id <= 0);
+  const existing = new Set(
+    bad === undefined ? await repos.tags.existingStoryIds(projectId, ids) : ([] as number[]),
+  );
+  const missing = bad ?? ids.find((id) => !existing.has(id));
+  if (missing !== undefined)
+    throw new DomainError(
+      'InvalidArgument',
+      `Invalid story reference: no story ${missing} in this project.`,
+      {
+        problem: 'invalid-reference',
+      },
+    );
+  return ids;
+}

@@ -1,0 +1,12 @@
+import type { Store } from '../../shared/application/store';
+import type { StoryRepository } from '../../stories/application/ports';
+import type { TagRepository } from './ports';
+
+/** What the tag use cases reach. */
+export interface TagsRepositories {
+  tags: TagRepository;
+  /** The stories a tag is put on: they must exist, and a tag's stories are answered as story pages. */
+  stories: StoryRepository;
+}
+
+export type TagsStore = Store<TagsRepositories>;

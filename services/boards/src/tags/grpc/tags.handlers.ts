@@ -1,0 +1,187 @@
+import type { boards } from '@flowboard/proto';
+import { unary, type Logger } from '@flowboard/service-kit';
+import type { StoryRecord } from '../../stories/application/ports';
+import { toStoryMessage } from '../../stories/grpc/story-message';
+import type { TagRecord } from '../application/ports';
+import type { TagsUseCases } from '../application/tags-use-cases';
+import { storyTagsMessages, toTagMessage } from './tag-message';
+
+/**
+ * TagsService: gRPC request → use case → response. Errors are mapped by `unary` through service-kit's one
+ * table.
+ */
+export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.TagsServiceHandlers {
+  const storyPage = ({
+    stories,
+    total,
+  }: {
+    stories: StoryRecord[];
+    total: number;
+  }): boards.TagStoriesResponse => ({
+    stories: stories.map(toStoryMessage),
+    total_items: total,
+  });
+  const tagPage = ({ tags, total }: { tags: TagRecord[]; total: number }): boards.StoryTagsResponse => ({
+    tags: tags.map(toTagMessage),
+    total_items: total,
+  });
+  return {
+    ListTags: unary(logger, async (r: boards.ListTagsRequest__Output): Promise<boards.ListTagsResponse> => {
+      const { tags, total } = await useCases.listTags({
+        projectId: r.project_id,
+        where: r.where,
+        page: r.page,
+        pageSize: r.page_size,
+      });
+      return { tags: tags.map(toTagMessage), total_items: total };
+    }),
+
+    GetTag: unary(logger, async (r: boards.GetTagRequest__Output): Promise<boards.GetTagResponse> => ({
+      tag: toTagMessage(await useCases.getTag(r.project_id, r.tag)),
+    })),
+
+    CreateTag: unary(
+      logger,
+      async (r: boards.CreateTagRequest__Output): Promise<boards.CreateTagResponse> => ({
+        tag: toTagMessage(await useCases.createTag(r.project_id, r.name)),
+      }),
+    ),
+
+    UpdateTag: unary(
+      logger,
+      async (r: boards.UpdateTagRequest__Output): Promise<boards.UpdateTagResponse> => ({
+        tag: toTagMessage(
+          await useCases.updateTag({
+            projectId: r.project_id,
+            tag: r.tag,
+            name: r.update_mask.includes('name') ? r.name : undefined,
+          }),
+        ),
+      }),
+    ),
+
+    DeleteTag: unary(
+      logger,
+      async (r: boards.DeleteTagRequest__Output): Promise<boards.DeleteTagResponse> => {
+        await useCases.deleteTag(r.project_id, r.tag);
+        return {};
+      },
+    ),
+
+    BatchGetTagStories: unary(
+      logger,
+      async (r: boards.BatchGetTagStoriesRequest__Output): Promise<boards.BatchGetTagStoriesResponse> => {
+        const byTag = await useCases.batchGetTagStories(r.project_id, r.tag_ids);
+        return { tags: [...byTag].map(([tagId, stories]) => ({ tag_id: tagId, stories })) };
+      },
+    ),
+
+    ListTagStories: unary(
+      logger,
+      async (r: boards.ListTagStoriesRequest__Output): Promise<boards.TagStoriesResponse> =>
+        storyPage(
+          await useCases.listTagStories({
+            projectId: r.project_id,
+            tag: r.tag,
+            where: r.where,
+            page: r.page,
+            pageSize: r.page_size,
+            users: r.users,
+          }),
+        ),
+    ),
+
+    AddTagStory: unary(
+      logger,
+      async (r: boards.AddTagStoryRequest__Output): Promise<boards.TagStoriesResponse> =>
+        storyPage(
+          await useCases.addTagStory({
+            projectId: r.project_id,
+            tag: r.tag,
+            storyId: r.story_id,
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    SetTagStories: unary(
+      logger,
+      async (r: boards.SetTagStoriesRequest__Output): Promise<boards.TagStoriesResponse> =>
+        storyPage(
+          await useCases.setTagStories({
+            projectId: r.project_id,
+            tag: r.tag,
+            storyIds: r.story_ids,
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    RemoveTagStory: unary(
+      logger,
+      async (r: boards.RemoveTagStoryRequest__Output): Promise<boards.RemoveTagStoryResponse> => {
+        await useCases.removeTagStory({ projectId: r.project_id, tag: r.tag, storyId: r.story_id });
+        return {};
+      },
+    ),
+
+    ListStoryTags: unary(
+      logger,
+      async (r: boards.ListStoryTagsRequest__Output): Promise<boards.StoryTagsResponse> =>
+        tagPage(
+          await useCases.listStoryTags({
+            projectId: r.project_id,
+            storyId: r.story_id,
+            where: r.where,
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    AddStoryTag: unary(
+      logger,
+      async (r: boards.AddStoryTagRequest__Output): Promise<boards.StoryTagsResponse> =>
+        tagPage(
+          await useCases.addStoryTag({
+            projectId: r.project_id,
+            storyId: r.story_id,
+            tags: [{ id: r.tag?.id ?? 0, name: r.tag?.name ?? '' }],
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    SetStoryTags: unary(
+      logger,
+      async (r: boards.SetStoryTagsRequest__Output): Promise<boards.StoryTagsResponse> =>
+        tagPage(
+          await useCases.setStoryTags({
+            projectId: r.project_id,
+            storyId: r.story_id,
+            tags: r.tags.map((t) => ({ id: t.id, name: t.name })),
+            page: r.page,
+            pageSize: r.page_size,
+          }),
+        ),
+    ),
+
+    RemoveStoryTag: unary(
+      logger,
+      async (r: boards.RemoveStoryTagRequest__Output): Promise<boards.RemoveStoryTagResponse> => {
+        await useCases.removeTagStory({ projectId: r.project_id, tag: r.tag, storyId: r.story_id });
+        return {};
+      },
+    ),
+
+    BatchGetStoryTags: unary(
+      logger,
+      async (r: boards.BatchGetStoryTagsRequest__Output): Promise<boards.BatchGetStoryTagsResponse> => {
+        return { stories: storyTagsMessages(await useCases.batchGetStoryTags(r.project_id, r.story_ids)) };
+      },
+    ),
+  };
+}

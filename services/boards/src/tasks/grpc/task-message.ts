@@ -1,0 +1,13 @@
+import type { boards } from '@flowboard/proto';
+import { formatOptionalTimestamp, formatTimestamp } from '../../shared/domain/timestamp';
+import type { TaskRecord } from '../application/ports';
+
+/** TaskRecord → Task message; an incomplete task has no finish time ("") and no finisher (0). */
+export const toTaskMessage = (task: TaskRecord): boards.Task => ({
+  id: task.id,
+  text: task.text,
+  status: task.status,
+  create_time: formatTimestamp(task.createdAt),
+  finish_time: formatOptionalTimestamp(task.finishedAt),
+  finished_by: task.finishedBy ?? 0,
+});

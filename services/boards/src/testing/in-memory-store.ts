@@ -1,0 +1,314 @@
+import type { Outbox, OutboxMessage } from '@flowboard/events';
+import { DomainError } from '@flowboard/service-kit';
+import type { CommentRecord, CommentRepository } from '../comments/application/ports';
+import type { StoryHistoryRepository } from '../history/application/ports';
+import type { BoardRepository, PhaseRecord, PhaseRepository } from '../phases/application/ports';
+import type { Store } from '../shared/application/store';
+import type { CreateStoryCommand } from '../stories/application/create-story';
+import type { StoryRecord, StoryRepository } from '../stories/application/ports';
+import type { TagRepository } from '../tags/application/ports';
+import type { TaskRecord, TaskRepository } from '../tasks/application/ports';
+
+/**
+ * Test support for the use-case unit tests of every slice (not built into dist): one in-memory store holding
+ * every repository, as src/app.ts's store does, so a test can set up a board and a story with the real use
+ * cases and then exercise another slice's.
+ */
+
+/** Every repository of the boards service. */
+export interface InMemoryRepositories {
+  boards: BoardRepository;
+  outbox: Outbox;
+  phases: PhaseRepository;
+  stories: StoryRepository;
+  history: StoryHistoryRepository;
+  tasks: TaskRepository;
+  comments: CommentRepository;
+  tags: TagRepository;
+}
+
+/** Tags have their own fakes (tags/application/tag-support.test.ts); the use cases tested here skip them. */
+const tagsNotFakedHere = new Proxy({} as TagRepository, {
+  get: (_target, name) => () => Promise.reject(new Error(`tags.${String(name)} is not faked in this suite`)),
+});
+
+/** An in-memory store of every slice: enough behaviour to test the use cases' orchestration without I/O. */
+export function fakeStore() {
+  const boards = new Map<number, { lastStoryId: number }>();
+  const phases: PhaseRecord[] = [];
+  const stories: StoryRecord[] = [];
+  const milestones: Array<{ projectId: number; storyId: number; phaseId: number }> = [];
+  const steps: Array<{ projectId: number; storyId: number; type: string }> = [];
+  let nextPhaseId = 100;
+  const tasks: TaskRecord[] = [];
+  const comments: CommentRecord[] = [];
+  let nextChildId = 500;
+  const storyExists = (projectId: number, storyId: number) =>
+    stories.some((s) => s.projectId === projectId && s.id === storyId);
+  const ofStory = <T extends { projectId: number; storyId: number }>(all: T[], p: number, s: number) =>
+    all.filter((x) => x.projectId === p && x.storyId === s);
+  const now = new Date('2024-05-01T10:00:00.123Z');
+
+  const outbox: OutboxMessage[] = [];
+  const deletedProjects = new Set<number>();
+  const repos: InMemoryRepositories = {
+    tags: tagsNotFakedHere,
+    outbox: {
+      async enqueue(message) {
+        outbox.push(message);
+      },
+    },
+    boards: {
+      async insertIfAbsent(projectId) {
+        if (boards.has(projectId) || deletedProjects.has(projectId)) return false;
+        boards.set(projectId, { lastStoryId: 0 });
+        return true;
+      },
+      async allocateStoryId(projectId) {
+        const board = boards.get(projectId);
+        if (!board) return undefined;
+        return ++board.lastStoryId;
+      },
+      async lock(projectId) {
+        return boards.has(projectId);
+      },
+      async deleteProject(projectId) {
+        boards.delete(projectId);
+        const children: Array<Array<{ projectId: number }>> = [
+          phases,
+          stories,
+          milestones,
+          steps,
+          tasks,
+          comments,
+        ];
+        for (const all of children) {
+          for (let i = all.length - 1; i >= 0; i--) if (all[i]!.projectId === projectId) all.splice(i, 1);
+        }
+        if (deletedProjects.has(projectId)) return false;
+        deletedProjects.add(projectId);
+        return true;
+      },
+    },
+    phases: {
+      async insertMany(projectId, templates) {
+        templates.forEach((t, position) =>
+          phases.push({ id: nextPhaseId++, projectId, ...t, position, wipLimit: null }),
+        );
+      },
+      async listByProject(projectId) {
+        return phases.filter((p) => p.projectId === projectId).sort((a, b) => a.position - b.position);
+      },
+      async listByProjects(projectIds) {
+        const byProject = new Map<number, PhaseRecord[]>();
+        for (const id of projectIds) {
+          const own = await this.listByProject(id);
+          if (own.length) byProject.set(id, own);
+        }
+        return byProject;
+      },
+      async findPlacement(projectId, phaseId) {
+        const own = phases.filter((p) => p.projectId === projectId);
+        const phase = own.find((p) => (phaseId === 'backlog' ? p.position === 0 : p.id === phaseId));
+        return phase && { phase, lastPosition: Math.max(...own.map((p) => p.position)) };
+      },
+      async find(projectId, phaseId) {
+        return phases.find((p) => p.projectId === projectId && p.id === phaseId);
+      },
+      async insertAt(projectId, phase) {
+        for (const p of phases) if (p.projectId === projectId && p.position >= phase.position) p.position++;
+        const record = { id: nextPhaseId++, projectId, ...phase };
+        phases.push(record);
+        return record;
+      },
+      async update(projectId, phaseId, write) {
+        const phase = phases.find((p) => p.projectId === projectId && p.id === phaseId)!;
+        const from = phase.position;
+        for (const p of phases) {
+          if (p.projectId !== projectId || p === phase) continue;
+          if (from < write.position && p.position > from && p.position <= write.position) p.position--;
+          if (write.position < from && p.position >= write.position && p.position < from) p.position++;
+        }
+        return Object.assign(phase, write);
+      },
+      async delete(projectId, phaseId) {
+        const i = phases.findIndex((p) => p.projectId === projectId && p.id === phaseId);
+        if (i < 0) return false;
+        const [gone] = phases.splice(i, 1);
+        for (const p of phases) if (p.projectId === projectId && p.position > gone!.position) p.position--;
+        return true;
+      },
+      async reorder(projectId, phaseIds) {
+        phaseIds.forEach((id, position) => {
+          phases.find((p) => p.projectId === projectId && p.id === id)!.position = position;
+        });
+      },
+    },
+    stories: {
+      async nextBoardPosition(projectId, phaseId) {
+        const inPhase = stories.filter((s) => s.projectId === projectId && s.phase.id === phaseId);
+        return Math.max(0, ...inPhase.map((s) => s.boardPosition)) + 1;
+      },
+      async insert(story) {
+        const phase = phases.find((p) => p.id === story.phaseId)!;
+        const record: StoryRecord = {
+          ...story,
+          blockedReason: null,
+          phase: { id: phase.id, name: phase.name },
+          createdAt: now,
+        };
+        stories.push(record);
+        return record;
+      },
+      async find(projectId, storyId) {
+        return stories.find((s) => s.projectId === projectId && s.id === storyId);
+      },
+      async findMany(projectId, storyIds) {
+        return stories.filter((s) => s.projectId === projectId && storyIds.includes(s.id));
+      },
+      async findForUpdate(projectId, storyId) {
+        const story = stories.find((s) => s.projectId === projectId && s.id === storyId);
+        if (!story) return undefined;
+        const own = phases.filter((p) => p.projectId === projectId);
+        const phasePosition = own.find((p) => p.id === story.phase.id)!.position;
+        return { story, phasePosition, lastPosition: Math.max(...own.map((p) => p.position)) };
+      },
+      async list(projectId, query) {
+        const own = stories.filter((s) => s.projectId === projectId);
+        return { stories: own.slice(query.offset, query.offset + query.limit), total: own.length };
+      },
+      async update(projectId, storyId, write) {
+        const story = stories.find((s) => s.projectId === projectId && s.id === storyId)!;
+        const phase = phases.find((p) => p.id === write.phaseId)!;
+        Object.assign(story, { ...write, phase: { id: phase.id, name: phase.name } });
+        return story;
+      },
+      async delete(projectId, storyId) {
+        const i = stories.findIndex((s) => s.projectId === projectId && s.id === storyId);
+        if (i >= 0) stories.splice(i, 1);
+        return i >= 0;
+      },
+      async matchingIds(projectId) {
+        return stories.filter((s) => s.projectId === projectId).map((s) => s.id);
+      },
+      async idsInPhase(projectId, phaseId) {
+        return stories
+          .filter((s) => s.projectId === projectId && s.phase.id === phaseId)
+          .sort((a, b) => a.boardPosition - b.boardPosition)
+          .map((s) => s.id);
+      },
+      async reorderInPhase(projectId, phaseId, storyIds) {
+        storyIds.forEach((id, i) => {
+          stories.find((s) => s.projectId === projectId && s.id === id)!.boardPosition = i + 1;
+        });
+      },
+      async anyInPhase(projectId, phaseId) {
+        return stories.some((s) => s.projectId === projectId && s.phase.id === phaseId);
+      },
+    },
+    history: {
+      async openMilestone({ projectId, storyId, phaseId }) {
+        milestones.push({ projectId, storyId, phaseId });
+      },
+      async openStep({ projectId, storyId, type }) {
+        steps.push({ projectId, storyId, type });
+      },
+      async moveMilestone({ projectId, storyId, phaseId }) {
+        milestones.push({ projectId, storyId, phaseId });
+      },
+      async changeStep({ projectId, storyId, type }) {
+        steps.push({ projectId, storyId, type });
+      },
+    },
+    tasks: {
+      lockStory: async (projectId, storyId) => storyExists(projectId, storyId),
+      async list(projectId, storyId, offset, limit) {
+        const all = ofStory(tasks, projectId, storyId).sort((a, b) => a.position - b.position);
+        return { tasks: all.slice(offset, offset + limit), total: all.length };
+      },
+      listForStories: async (projectId, storyIds) =>
+        tasks.filter((t) => t.projectId === projectId && storyIds.includes(t.storyId)),
+      find: async (projectId, storyId, taskId) =>
+        ofStory(tasks, projectId, storyId).find((t) => t.id === taskId),
+      async append(projectId, storyId, write) {
+        const position = Math.max(0, ...ofStory(tasks, projectId, storyId).map((t) => t.position)) + 1;
+        const task = { id: ++nextChildId, projectId, storyId, position, createdAt: now, ...write };
+        tasks.push(task);
+        return task;
+      },
+      async update(projectId, storyId, taskId, write) {
+        const task = ofStory(tasks, projectId, storyId).find((t) => t.id === taskId)!;
+        return Object.assign(task, write);
+      },
+      async delete(projectId, storyId, taskId) {
+        const i = tasks.findIndex(
+          (t) => t.projectId === projectId && t.storyId === storyId && t.id === taskId,
+        );
+        if (i >= 0) tasks.splice(i, 1);
+        return i >= 0;
+      },
+      ids: async (projectId, storyId) =>
+        ofStory(tasks, projectId, storyId)
+          .sort((a, b) => a.position - b.position)
+          .map((t) => t.id),
+      async reorder(projectId, storyId, taskIds) {
+        taskIds.forEach(
+          (id, i) => (ofStory(tasks, projectId, storyId).find((t) => t.id === id)!.position = i + 1),
+        );
+      },
+    },
+    comments: {
+      async list(projectId, storyId, offset, limit) {
+        const all = ofStory(comments, projectId, storyId);
+        return { comments: all.slice(offset, offset + limit), total: all.length };
+      },
+      listForStories: async (projectId, storyIds) =>
+        comments.filter((c) => c.projectId === projectId && storyIds.includes(c.storyId)),
+      find: async (projectId, storyId, id) => ofStory(comments, projectId, storyId).find((c) => c.id === id),
+      findForUpdate: async (projectId, storyId, id) =>
+        ofStory(comments, projectId, storyId).find((c) => c.id === id),
+      async insert(comment) {
+        const record = { id: ++nextChildId, createdAt: now, ...comment };
+        comments.push(record);
+        return record;
+      },
+      async updateText(projectId, storyId, id, text) {
+        return Object.assign(
+          ofStory(comments, projectId, storyId).find((c) => c.id === id)!,
+          { text },
+        );
+      },
+      async delete(projectId, storyId, id) {
+        const i = comments.findIndex(
+          (c) => c.projectId === projectId && c.storyId === storyId && c.id === id,
+        );
+        if (i >= 0) comments.splice(i, 1);
+        return i >= 0;
+      },
+    },
+  };
+  // No rollback in the fake: the use cases under test validate before they write.
+  const store: Store<InMemoryRepositories> = { ...repos, transaction: (work) => work(repos) };
+  return { store, boards, phases, stories, milestones, steps, tasks, comments, outbox };
+}
+
+/** A story to create in project 1's Backlog (the board must exist), by user 7. */
+export const newStoryCommand = (over: Partial<CreateStoryCommand> = {}): CreateStoryCommand => ({
+  projectId: 1,
+  text: 'Build Spec house',
+  phaseId: 0,
+  ownerId: 0,
+  creatorId: 7,
+  ...over,
+});
+
+/** The DomainError a call failed with; fails the test if it succeeded (or threw anything else). */
+export async function rejection(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (e) {
+    if (e instanceof DomainError) return e;
+    throw e;
+  }
+  throw new Error('expected a DomainError');
+}

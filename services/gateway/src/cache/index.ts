@@ -1,0 +1,103 @@
+import type { Logger, MetricsRegistry } from '@flowboard/service-kit';
+import { counter, gauge } from '@flowboard/service-kit';
+import type Redis from 'ioredis';
+import type { MembershipClient } from '../clients/membership.client';
+import type { BoardCache } from './board-cache';
+import { BoardVersions } from './board-versions';
+import { CacheEpoch } from './epoch';
+import { GuardedCache } from './guarded-cache';
+import { JsonCache } from './json-cache';
+import { ResponseCache, type CacheOutcome } from './response-cache';
+import { UserDirectory } from './user-directory';
+
+/**
+ * Everything the gateway caches, behind this one module; the rest of the gateway imports it from here only
+ * (`npm run check:imports` holds that). What it keeps, what invalidates it, and why it stays exact across replicas:
+ *
+ * - **API keys → users, and project access decisions** (`decision-cache.ts` over `guarded-cache.ts`): in each
+ *   replica's memory and in Redis, with TTLs (`AUTH_CACHE_TTL_SECONDS`, `ACCESS_CACHE_TTL_SECONDS`). A key or
+ *   member change deletes the Redis entry and advances the **cache epoch**.
+ * - **User references** (`user-directory.ts`, over `json-cache.ts`): the `{id, name, userName, email}` of users in
+ *   responses, memory and Redis, `USER_CACHE_TTL_SECONDS`; `PUT /me` drops the caller's entry and advances the epoch.
+ * - **Rendered board reads** (`response-cache.ts`, `board-cache.ts`): whole answers of the board's GET routes
+ *   declared `cached`, in memory, under the **board's version** (`board-versions.ts`, a counter per project in Redis)
+ *   that every other request on the project advances before its answer goes out, whatever its outcome.
+ * - **Single-story reads** (`story-batcher.ts`): not a cache but a gathering: the reads of one event-loop turn go to
+ *   boards as one call, each still answered on its own.
+ *
+ * Exact across replicas, because: (1) every request reads the epoch (`epoch.ts`) before it trusts this replica's
+ * memory, and a replica that sees a new epoch empties its memory; (2) a value read before an invalidation is never
+ * stored after it: guarded stores (a generation checked inside Redis) and epoch-checked local stores refuse it;
+ * (3) a cached board answer is served only under the board version it was rendered under, read fresh in the
+ * request's first Redis round trip (`read-ahead.ts`), and only after the request's own access check. While Redis
+ * can't be read, nothing is served from memory. design.md ("One Redis round trip per request", "Response cache
+ * of board reads") has the history and the measurements.
+ */
+export interface Caches {
+  epoch: CacheEpoch;
+  /** Store of API-key and access decisions, for `ApiKeyAuthenticator` and `ProjectAccessResolver` (authz/). */
+  decisions: GuardedCache;
+  users: UserDirectory;
+  board: BoardCache;
+}
+
+export interface CacheSettings {
+  userTtlSeconds: number;
+  /** The response cache's budget (0 turns it off) and entries' lifetime. */
+  responseCacheBytes: number;
+  responseCacheTtlMs: number;
+}
+
+export function createCaches(
+  redis: Redis,
+  membership: MembershipClient,
+  settings: CacheSettings,
+  metrics: MetricsRegistry,
+  logger: Logger,
+): Caches {
+  const epoch = new CacheEpoch(redis, logger);
+  return {
+    epoch,
+    decisions: new GuardedCache(redis, logger),
+    users: new UserDirectory(membership, new JsonCache(redis, logger), settings.userTtlSeconds, epoch),
+    board: {
+      versions: new BoardVersions(redis, logger),
+      responses: observedResponseCache(epoch, settings, metrics),
+    },
+  };
+}
+
+/**
+ * The board read cache, with `flowboard_response_cache_lookups_total{outcome}` (its hit rate) and
+ * `flowboard_response_cache_bytes` (what it holds, against RESPONSE_CACHE_MB).
+ */
+function observedResponseCache(epoch: CacheEpoch, settings: CacheSettings, metrics: MetricsRegistry) {
+  const lookups = counter(metrics, {
+    name: 'flowboard_response_cache_lookups_total',
+    help: 'Board reads by how the response cache answered: hit, shared (a render under way), miss, bypass',
+    labelNames: ['outcome'],
+  });
+  const responses = new ResponseCache(
+    epoch,
+    { maxBytes: settings.responseCacheBytes, ttlMs: settings.responseCacheTtlMs },
+    (outcome: CacheOutcome) => lookups.inc({ outcome }),
+  );
+  gauge(metrics, {
+    name: 'flowboard_response_cache_bytes',
+    help: 'Bytes of rendered board answers held in this replica (UTF-16, compressed copies not counted)',
+    collect() {
+      this.set(responses.size);
+    },
+  });
+  return responses;
+}
+
+export { cacheableBoardRead, isRead, responseKey, type BoardCache } from './board-cache';
+export type { BoardVersions } from './board-versions';
+export { DecisionCache } from './decision-cache';
+export { CacheEpoch, LocalCache } from './epoch';
+export { GuardedCache, type CacheSlot } from './guarded-cache';
+export { readAhead, type ReadAhead, type ReadAheadDeps } from './read-ahead';
+export type { ResponseCache } from './response-cache';
+export { storyBatcher, type FetchStories } from './story-batcher';
+export { UserDirectory, type UsersById } from './user-directory';
