@@ -195,12 +195,16 @@ export function tagRepository(db: Queryable): TagRepository {
 
     async listForStories(projectId, storyIds) {
       if (storyIds.length === 0) return [];
-      // Named (prepared once per connection): every page with=tags runs it.
+      // Named (prepared once per connection): every page with=tags runs it. Driven from the page's story ids, so
+      // that PostgreSQL's generic plan (used from the sixth run on) looks each story up in the primary key. Written
+      // as `story_id = ANY($2)`, the generic plan went through every story of each of the project's tags instead:
+      // 38 ms instead of 0.3 ms on a board of 100,000 stories, since it can't know $1 is a big project.
       const result = await db.query<TagRow & { story_id: number }>({
         name: 'boards-story-tags',
-        text: `SELECT st.story_id, t.id, t.project_id, t.name FROM story_tags st
+        text: `SELECT st.story_id, t.id, t.project_id, t.name
+         FROM (SELECT DISTINCT unnest($2::bigint[]) AS story_id) page
+         JOIN story_tags st ON st.project_id = $1 AND st.story_id = page.story_id
          JOIN tags t ON t.project_id = st.project_id AND t.id = st.tag_id
-         WHERE st.project_id = $1 AND st.story_id = ANY($2::bigint[])
          ORDER BY st.story_id, t.id`,
         values: [projectId, storyIds],
       });
