@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   apiClient,
@@ -41,11 +41,38 @@ export const checkContract: NonNullable<ApiClientOptions['onResponse']> = async 
   if (problems.length) throw new Error(`response breaks the OpenAPI document:\n${problems.join('\n')}`);
 };
 
-/** Every e2e call is contract-checked (FLOWBOARD_CONTRACT_CHECK=0 turns it off). */
-export const api = apiClient(
-  GATEWAY_URL,
-  process.env.FLOWBOARD_CONTRACT_CHECK === '0' ? {} : { onResponse: checkContract },
-);
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- shared with jest's globalSetup (plain JS)
+const { EXERCISED_FILE } = require('../exercised') as { EXERCISED_FILE: string };
+
+/** Records a documented operation that answered 2xx, for operation-coverage.e2e.test.ts. */
+export const recordExercised: NonNullable<ApiClientOptions['onResponse']> = async (request, response) => {
+  if (response.status < 200 || response.status > 299) return;
+  const template = (await gatewayContract(GATEWAY_URL)).template(request.path);
+  if (template) appendFileSync(EXERCISED_FILE, `${request.method.toLowerCase()} ${template}\n`);
+};
+
+/**
+ * Every e2e call is recorded for the operation coverage and contract-checked (FLOWBOARD_CONTRACT_CHECK=0 turns the
+ * check off).
+ */
+export const api = apiClient(GATEWAY_URL, {
+  async onResponse(request, response) {
+    await recordExercised(request, response);
+    if (process.env.FLOWBOARD_CONTRACT_CHECK !== '0') await checkContract(request, response);
+  },
+});
+
+/** The stack's operator token (the admin API's), when the stack has one. */
+export function operatorToken(): string | undefined {
+  if (process.env.FLOWBOARD_OPERATOR_TOKEN) return process.env.FLOWBOARD_OPERATOR_TOKEN;
+  try {
+    return (
+      readFileSync(path.join(process.env.FLOWBOARD_HOME ?? '', 'operator-token'), 'utf8').trim() || undefined
+    );
+  } catch {
+    return undefined;
+  }
+}
 
 export interface SignedUp {
   id: number;
