@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import type { files } from '@flowboard/proto';
+import { createPool, migrate } from '@flowboard/pg-kit';
 import { createLogger } from '@flowboard/service-kit';
 import { startTcpProxy, type TcpProxy } from '@flowboard/testing';
+import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
 import { env, startFiles, testConfig, type StartedFiles } from './harness';
 
 // PostgreSQL taken away from this files instance only (a relay in front of the real server, cut and restored): its
@@ -12,6 +14,14 @@ let db: TcpProxy;
 let service: StartedFiles;
 
 beforeAll(async () => {
+  // The schema first, straight to PostgreSQL: this file may run before the others that migrate it.
+  const admin = createPool({
+    connectionString: env.FILES_DATABASE_URL,
+    schema: 'files',
+    applicationName: 'files-outage-test',
+    max: 1,
+  });
+  await migrate(admin, { schema: 'files', dir: MIGRATIONS_DIR }).finally(() => admin.end());
   const url = new URL(env.FILES_DATABASE_URL);
   db = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
   service = await startFiles(

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import type { membership } from '@flowboard/proto';
-import { uniqueSuffix } from '@flowboard/testing';
 import { codeOf, startHarness, type Harness } from './harness';
 
 /** The operator's switches, SetUserEnabled and SetApiKeyEnabled, against the real database. */

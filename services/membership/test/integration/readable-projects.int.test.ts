@@ -1,5 +1,4 @@
 import type { membership } from '@flowboard/proto';
-import { uniqueSuffix } from '@flowboard/testing';
 import { startHarness, type Harness } from './harness';
 
 /** ListReadableProjects (for /me/stories): the caller's projects where their effective access is read or better. */

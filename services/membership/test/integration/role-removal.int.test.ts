@@ -1,6 +1,5 @@
 import { status } from '@grpc/grpc-js';
 import type { membership } from '@flowboard/proto';
-import { uniqueSuffix } from '@flowboard/testing';
 import { codeOf, startHarness, type Harness } from './harness';
 
 /**
