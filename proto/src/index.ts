@@ -40,18 +40,23 @@ export const loadFilesProto = (): FilesProto => load<FilesProto>('flowboard/file
  */
 export const BOARDS_LEGACY_SERVICE = 'flowboard.boards.v1.BoardsService';
 
-/** The six boards services' methods under the legacy name (paths `/flowboard.boards.v1.BoardsService/<Method>`). */
-export function boardsLegacyDefinition(): grpc.ServiceDefinition {
+/** boards' services, one per aggregate (the client constructors; each has its definition as `service`). */
+export function loadBoardsServices() {
   const v1 = loadBoardsProto().flowboard.boards.v1;
-  const methods: Record<string, grpc.MethodDefinition<object, object>> = {};
-  for (const Service of [
+  return [
     v1.StoriesService,
     v1.PhasesService,
     v1.TagsService,
     v1.TasksService,
     v1.CommentsService,
     v1.HistoryService,
-  ]) {
+  ];
+}
+
+/** The six boards services' methods under the legacy name (paths `/flowboard.boards.v1.BoardsService/<Method>`). */
+export function boardsLegacyDefinition(): grpc.ServiceDefinition {
+  const methods: Record<string, grpc.MethodDefinition<object, object>> = {};
+  for (const Service of loadBoardsServices()) {
     for (const [name, method] of Object.entries(Service.service))
       methods[name] = { ...method, path: `/${BOARDS_LEGACY_SERVICE}/${name}` };
   }

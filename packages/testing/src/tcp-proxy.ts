@@ -16,7 +16,14 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** Ports of the schemes a test proxies, when the URL names none. */
+const DEFAULT_PORTS: Record<string, number> = { 'postgres:': 5432, 'postgresql:': 5432, 'http:': 80 };
+
+/** A relay in front of the server `serverUrl` names (`postgres://user@host:5432/db`, `http://host:9000`). */
+export async function startTcpProxy(serverUrl: string): Promise<TcpProxy> {
+  const url = new URL(serverUrl);
+  const target = { host: url.hostname, port: Number(url.port) || (DEFAULT_PORTS[url.protocol] ?? 0) };
+  if (!target.port) throw new Error(`no port in ${url.protocol} URL, and no default known`);
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);

@@ -14,8 +14,7 @@ import {
 // reads and writes answer UNAVAILABLE (the gateway's 503), nothing is half-written, and it serves again after.
 let db: TcpProxy;
 beforeAll(async () => {
-  const url = new URL(BOARDS_DATABASE_URL);
-  db = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  db = await startTcpProxy(BOARDS_DATABASE_URL);
 });
 useBoardsService({ consumerGroup: false }, () => db.through(BOARDS_DATABASE_URL));
 afterAll(() => db.close());

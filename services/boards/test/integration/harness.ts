@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { createPool, migrate } from '@flowboard/pg-kit';
-import { loadBoardsProto, type boards } from '@flowboard/proto';
+import { loadBoardsServices, type boards } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
 import { requireEnv } from '@flowboard/testing';
 import { createApp, type BoardsApp, type BoardsAppOptions } from '../../src/app';
@@ -53,15 +53,7 @@ export function useBoardsService(
     app = createApp(config, createLogger('boards-test', process.env.LOG_LEVEL ?? 'silent'), options);
     const port = await app.start();
     boundPort = port;
-    const v1 = loadBoardsProto().flowboard.boards.v1;
-    const services = [
-      v1.StoriesService,
-      v1.PhasesService,
-      v1.TagsService,
-      v1.TasksService,
-      v1.CommentsService,
-      v1.HistoryService,
-    ];
+    const services = loadBoardsServices();
     clients = services.map((Service) => new Service(`127.0.0.1:${port}`, grpc.credentials.createInsecure()));
     clientOf = new Map(
       services.flatMap((Service, i) => Object.keys(Service.service).map((method) => [method, clients[i]!])),

@@ -4,12 +4,11 @@ import { createPool, migrate } from '@flowboard/pg-kit';
 import { createLogger } from '@flowboard/service-kit';
 import { startTcpProxy, type TcpProxy } from '@flowboard/testing';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
-import { env, startFiles, testConfig, type StartedFiles } from './harness';
+import { env, randomId, startFiles, testConfig, type StartedFiles } from './harness';
 
 // PostgreSQL taken away from this files instance only (a relay in front of the real server, cut and restored): its
 // gRPC calls answer UNAVAILABLE and its upload stream 503 (the gateway's 503 either way), nothing is half-written,
 // and it serves again after.
-const randomId = () => 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
 let db: TcpProxy;
 let service: StartedFiles;
 
@@ -22,8 +21,7 @@ beforeAll(async () => {
     max: 1,
   });
   await migrate(admin, { schema: 'files', dir: MIGRATIONS_DIR }).finally(() => admin.end());
-  const url = new URL(env.FILES_DATABASE_URL);
-  db = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  db = await startTcpProxy(env.FILES_DATABASE_URL);
   service = await startFiles(
     testConfig(`files-outage-int-${randomId()}`, { DATABASE_URL: db.through(env.FILES_DATABASE_URL) }),
     createLogger('files-outage-test', 'silent'),

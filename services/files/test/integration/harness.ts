@@ -16,6 +16,9 @@ export const env = requireEnv(
   'KAFKA_BROKERS',
 );
 
+/** Ids of projects, stories and accounts no real run creates, so tests never meet each other's data. */
+export const randomId = () => 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
+
 /**
  * The service's config for an in-process instance: the real stack, every port 0, no sweeper, and its own consumer
  * group (`groupId`: never the running service's, which would lose its partitions to the test).

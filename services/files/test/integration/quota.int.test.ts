@@ -13,14 +13,13 @@ import type { FilesApp } from '../../src/app';
 import { createMinioBlobStore, createMinioClient } from '../../src/blob/minio-blob-store';
 import { attachmentRepository } from '../../src/db/attachment-repository';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
-import { env, startFiles, testConfig } from './harness';
+import { env, randomId, startFiles, testConfig } from './harness';
 import { quotaRepository } from '../../src/db/quota-repository';
 
 // The storage quota, deletion events and the sweeper against real PostgreSQL, MinIO and Kafka.
 jest.setTimeout(60_000);
 
 const USER = 42;
-const randomId = () => 1_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000);
 
 let app: FilesApp;
 let base: string;

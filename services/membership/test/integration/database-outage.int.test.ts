@@ -10,8 +10,7 @@ let db: TcpProxy;
 let h: Harness;
 
 beforeAll(async () => {
-  const url = new URL(MEMBERSHIP_DATABASE_URL);
-  db = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  db = await startTcpProxy(MEMBERSHIP_DATABASE_URL);
   h = await startHarness({ DATABASE_URL: db.through(MEMBERSHIP_DATABASE_URL) });
 });
 

@@ -1,7 +1,7 @@
 import {
   BOARDS_LEGACY_SERVICE,
   boardsLegacyDefinition,
-  loadBoardsProto,
+  loadBoardsServices,
   type boards,
 } from '@flowboard/proto';
 import {
@@ -91,7 +91,6 @@ export class FakeBoards {
 
   /** The six boards services, on one server as in boards itself, over this one in-memory state. */
   registrations(logger: Logger): GrpcServiceRegistration[] {
-    const v1 = loadBoardsProto().flowboard.boards.v1;
     const h = <Req, Res>(name: string, fn: (req: Req, userId: number) => Promise<Res>) =>
       unary<Req, Res>(logger, async (req, ctx) => {
         this.calls.record(name, ctx);
@@ -360,14 +359,7 @@ export class FakeBoards {
         return { stories: owned, total_items: owned.length };
       }),
     };
-    const services = [
-      v1.StoriesService,
-      v1.PhasesService,
-      v1.TagsService,
-      v1.TasksService,
-      v1.CommentsService,
-      v1.HistoryService,
-    ].map(({ service }) => ({
+    const services = loadBoardsServices().map(({ service }) => ({
       name: serviceNameOf(service),
       definition: service,
       implementation: Object.fromEntries(
