@@ -107,10 +107,16 @@ describe('scaled out to two replicas per service', () => {
         victims.push(victim.name);
         if (component === 'notifier') notifiersKilled++;
         await crash(victim);
+        // Right after the kill the pod may still read Ready (the kubelet has not noticed yet): wait for its restart
+        // first, or the next kill could take the other replica while this one is still down.
         await waitFor(
-          async () => ((await pods(component)).filter((p) => p.ready).length === 2 ? true : undefined),
+          async () => {
+            const now = await pods(component);
+            const restarted = (now.find((p) => p.name === victim.name)?.restarts ?? 0) > victim.restarts;
+            return restarted && now.filter((p) => p.ready).length === 2 ? true : undefined;
+          },
           120_000,
-          `${component} back to two ready replicas`,
+          `${victim.name} restarted, and ${component} back to two ready replicas`,
         );
         await sleep(2_000);
       }
