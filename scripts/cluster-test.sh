@@ -172,6 +172,7 @@ main() {
   mkdir -p "$CLUSTER_HOME"
   run_phase up bash deploy/cluster/up.sh --no-install
   ensure_helm
+  ensure_test_build
   run_phase install install_chart
   run_phase smoke jest_phase smoke.cluster.test.ts
   run_phase upgrade upgrade

@@ -91,6 +91,7 @@ main() {
   step "images: the five services (tagged dev) and the infrastructure's stand-ins"
   bash deploy/cluster/images.sh --tag dev --out "$CLUSTER_HOME/images-compose"
   standins
+  ensure_test_build
   step "docker compose up --wait"
   compose up -d --no-build --wait --wait-timeout 300
   compose ps

@@ -162,3 +162,11 @@ import_images() {  # import_images <images file>
 }
 
 cluster_running() { is_running kube-apiserver && K get --raw /readyz >/dev/null 2>&1; }
+
+# The deployment tests (test/cluster) import @flowboard/testing from its build (dist/): `npm test` builds it first
+# in CI, but a lone `npm run test:cluster` or `test:compose` on a fresh clone must build it itself.
+ensure_test_build() {
+  ensure_node_deps
+  npx turbo run build --filter=@flowboard/testing --output-logs=errors-only >/dev/null \
+    || die "build of @flowboard/testing (the deployment tests' helpers) failed"
+}
