@@ -10,6 +10,8 @@ export type ErrorKind =
   | 'AlreadyExists'
   | 'Conflict'
   | 'FailedPrecondition'
+  | 'PreconditionFailed'
+  | 'UnprocessableContent'
   | 'Unauthenticated'
   | 'PermissionDenied'
   | 'RateLimited'
@@ -29,6 +31,9 @@ export type ProblemSlug =
   | 'invalid-parameter'
   | 'invalid-filter'
   | 'invalid-state'
+  | 'precondition-failed'
+  | 'idempotency-key-reused'
+  | 'idempotent-request-in-progress'
   | 'unknown-enrichment'
   | 'unauthorized'
   | 'plan-limit'
@@ -49,6 +54,9 @@ const PROBLEM_SLUGS: ReadonlySet<string> = new Set<ProblemSlug>([
   'invalid-parameter',
   'invalid-filter',
   'invalid-state',
+  'precondition-failed',
+  'idempotency-key-reused',
+  'idempotent-request-in-progress',
   'unknown-enrichment',
   'unauthorized',
   'plan-limit',
@@ -92,6 +100,22 @@ export const ERROR_TABLE: Readonly<Record<ErrorKind, ErrorMapping>> = {
     http: 400,
     slug: 'invalid-state',
     title: 'Invalid state',
+  },
+  // A conditional write (`If-Match`) whose expected version is no longer the resource's: nothing was written.
+  PreconditionFailed: {
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    reason: 'VERSION_MISMATCH',
+    http: 412,
+    slug: 'precondition-failed',
+    title: 'Precondition failed',
+  },
+  // Well-formed but unusable as sent, e.g. an Idempotency-Key reused with a different request.
+  UnprocessableContent: {
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    reason: 'UNPROCESSABLE',
+    http: 422,
+    slug: 'idempotency-key-reused',
+    title: 'Unprocessable content',
   },
   Unauthenticated: {
     grpc: GrpcStatus.UNAUTHENTICATED,
