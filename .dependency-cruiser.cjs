@@ -63,6 +63,17 @@ module.exports = {
       to: { path: '^services/gateway/src/cache/', pathNot: '^services/gateway/src/cache/index\\.ts$' },
     },
     {
+      name: 'gateway-idempotency-through-its-seam',
+      severity: 'error',
+      comment:
+        'The Idempotency-Key store is one module (idempotency/index.ts): how answers are kept is its own.',
+      from: { path: '^services/gateway/(src|test)/', pathNot: '^services/gateway/src/idempotency/' },
+      to: {
+        path: '^services/gateway/src/idempotency/',
+        pathNot: '^services/gateway/src/idempotency/index\\.ts$',
+      },
+    },
+    {
       name: 'packages-below-services',
       severity: 'error',
       comment: 'Shared packages serve every service; one that imports a service would tie them all to it.',

@@ -22,6 +22,7 @@ import { createRateLimits } from './http/rate-limit';
 import { Router } from './http/router';
 import { routeTable } from './http/routes';
 import { createReadiness } from './readiness';
+import { IdempotencyStore } from './idempotency';
 
 /** Request line plus headers. */
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
@@ -105,6 +106,14 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       boardCache: caches.board,
       readiness,
       bodyLimit: config.BODY_LIMIT_BYTES,
+      idempotency: new IdempotencyStore(
+        redis,
+        {
+          ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
+          leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
+        },
+        logger,
+      ),
       rateLimits: createRateLimits(
         redis,
         {

@@ -31,6 +31,13 @@ export const configSchema = z.object({
   RESPONSE_CACHE_MB: z.coerce.number().int().min(0).default(64),
   /** How long a cached answer lives at most: the bound on staleness if a version advance is ever lost. */
   RESPONSE_CACHE_TTL_SECONDS: positiveInt(10),
+  /** How long the answer of a request sent with an Idempotency-Key is kept for its retries. */
+  IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400),
+  /**
+   * How long a request with an Idempotency-Key holds its key without renewing it (it renews every third of this):
+   * after a gateway dies mid-request, its key is free again this long after.
+   */
+  IDEMPOTENCY_LEASE_SECONDS: positiveInt(30),
   /** Rate limiting (docs/compat.md §3.3): on unless `false`; counters in Redis, fixed windows. */
   RATE_LIMIT_ENABLED: env.bool(true),
   /** Requests per API key per window. Generous: a busy script, not a person, reaches it. */

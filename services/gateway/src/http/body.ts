@@ -31,12 +31,22 @@ const invalidBody = (message: string, cause?: unknown) =>
  */
 export async function readBody(req: IncomingMessage, limit: number): Promise<RequestBody> {
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') return jsonBody(undefined);
-  const type = req.headers['content-type'];
-  if (type && /^\s*multipart\//i.test(type)) {
+  return parseBodyText(await readBodyText(req, limit), req.headers['content-type']);
+}
+
+/**
+ * The body's text, decoded and without a BOM, before it is parsed: what an Idempotency-Key's fingerprint covers
+ * (idempotent.ts reads it first, then hands it to the handler as `parseBodyText`).
+ */
+export async function readBodyText(req: IncomingMessage, limit: number): Promise<string> {
+  if (/^\s*multipart\//i.test(req.headers['content-type'] ?? '')) {
     throw invalidBody('Multipart bodies are accepted only for attachment uploads.');
   }
-  const text = (await readText(req, limit)).replace(/^\uFEFF/, '');
-  const format = mediaTypeFormat(type) ?? (/^\s*</.test(text) ? 'xml' : 'json');
+  return (await readText(req, limit)).replace(/^\uFEFF/, '');
+}
+
+export function parseBodyText(text: string, contentType: string | undefined): RequestBody {
+  const format = mediaTypeFormat(contentType) ?? (/^\s*</.test(text) ? 'xml' : 'json');
   if (text.trim() === '') return jsonBody(undefined);
   if (format === 'xml') return xmlBody(text);
   const value = parseJson(text);

@@ -3,7 +3,7 @@ import { DomainError } from '@flowboard/service-kit';
 import type { membership } from '@flowboard/proto';
 import type { ProjectAccess } from '../authz/access';
 import { parsePaging, type Paging } from '../representation/page';
-import { readBody, type RequestBody } from './body';
+import { parseBodyText, readBody, type RequestBody } from './body';
 import { parseEnrichments, type EnrichmentVocabulary } from './enrichments';
 import type { Format } from './negotiate';
 import type { Query } from './query';
@@ -44,6 +44,8 @@ export interface CallInput {
   requestId: string;
   user?: membership.User__Output;
   project?: ProjectAccess;
+  /** The body's text when a step before the handler had to read it (an Idempotency-Key's fingerprint). */
+  bodyText?: string;
 }
 
 export function createCall(req: Request, res: Response, input: CallInput, bodyLimit: number): Call {
@@ -51,6 +53,8 @@ export function createCall(req: Request, res: Response, input: CallInput, bodyLi
   // Before the handler, so no write ever starts on a request that is then refused for its query.
   checkPathAndQuery(route.params, query);
   let body: Promise<RequestBody> | undefined;
+  const { bodyText } = input;
+  const parseLater = async (text: string) => parseBodyText(text, req.headers['content-type']);
   const param = (name: string) => {
     const value = route.params[name];
     if (value === undefined) throw new Error(`route ${route.pattern} has no parameter :${name}`);
@@ -72,7 +76,7 @@ export function createCall(req: Request, res: Response, input: CallInput, bodyLi
       if (!input.project) throw new Error(`route ${route.pattern} declares no project access`);
       return input.project;
     },
-    body: () => (body ??= readBody(req, bodyLimit)),
+    body: () => (body ??= bodyText === undefined ? readBody(req, bodyLimit) : parseLater(bodyText)),
     enrichments: (vocabulary) => parseEnrichments(query.getAll('with'), vocabulary),
     paging: () => parsePaging(single(query, 'page'), single(query, 'pageSize')),
   };

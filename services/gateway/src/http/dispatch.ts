@@ -16,6 +16,8 @@ export interface Dispatch {
   principal?: Principal;
   project?: ProjectAccess;
   boardRead: ReadAhead['boardRead'];
+  /** The body, when the Idempotency-Key step read it first. */
+  bodyText?: string;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface Dispatch {
 export async function dispatch(
   req: Request,
   res: Response,
-  { record, found, principal, project, boardRead }: Dispatch,
+  { record, found, principal, project, boardRead, bodyText }: Dispatch,
   bodyLimit: number,
   cache: BoardCache,
 ): Promise<void> {
@@ -41,6 +43,7 @@ export async function dispatch(
       requestId: record.context.requestId,
       user: principal?.user,
       project,
+      bodyText,
     },
     bodyLimit,
   );

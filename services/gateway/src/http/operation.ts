@@ -29,6 +29,11 @@ export interface Operation {
   where?: FilterSet;
   /** `page`/`pageSize`; implied by a page answer. */
   paged?: boolean;
+  /**
+   * Whether `Idempotency-Key` is honoured (idempotent.ts): by default on every POST; a PUT that is not idempotent in
+   * effect (a story move records a milestone) opts in.
+   */
+  idempotencyKey?: boolean;
   /** A request body schema name. */
   body?: string;
   multipart?: boolean;
@@ -83,8 +88,13 @@ export function resourceOperations<Deps, Handlers extends Record<string, Handler
   };
 }
 
-function routeOptions(operation: Pick<Operation, 'access' | 'cached'>): RouteOptions {
-  const options: RouteOptions = operation.cached ? { cached: operation.cached } : {};
+function routeOptions(
+  operation: Pick<Operation, 'method' | 'access' | 'cached' | 'idempotencyKey'>,
+): RouteOptions {
+  const options: RouteOptions = {
+    ...(operation.cached ? { cached: operation.cached } : {}),
+    ...(takesIdempotencyKey(operation) ? { idempotencyKey: true } : {}),
+  };
   switch (operation.access) {
     case 'key':
       return options;
@@ -96,6 +106,9 @@ function routeOptions(operation: Pick<Operation, 'access' | 'cached'>): RouteOpt
       return { ...options, access: operation.access };
   }
 }
+
+export const takesIdempotencyKey = (operation: Pick<Operation, 'method' | 'idempotencyKey'>): boolean =>
+  operation.idempotencyKey ?? operation.method === 'POST';
 
 type Rest<Name extends string> = Omit<Declaration<Name>, 'method' | 'path' | 'operationId' | 'summary'>;
 const declare =

@@ -6,6 +6,8 @@ import { answerPreflight } from './cors';
 import { dispatch } from './dispatch';
 import type { RateLimits } from './rate-limit';
 import { readAhead, type BoardCache, type CacheEpoch } from '../cache';
+import type { IdempotencyStore } from '../idempotency';
+import { idempotentRequest } from './idempotent';
 import { recordOf } from './record';
 import { requireRoute } from './routing';
 
@@ -16,6 +18,8 @@ export interface PipelineDeps {
   /** Rendered board reads, and the versions that keep them exact. */
   boardCache: BoardCache;
   rateLimits: RateLimits;
+  /** Answers of requests sent with an Idempotency-Key. */
+  idempotency: IdempotencyStore;
   bodyLimit: number;
 }
 
@@ -24,6 +28,7 @@ export interface PipelineDeps {
  *
  *   route (from the request's record) → preflight answered → Redis reads started → address limit (429)
  *   → principal (401) → key limit (429) → route required (404/405) → project access (404/403)
+ *   → Idempotency-Key (body 413/400, then replay, 409 or 422; idempotent.ts)
  *   → cached answer, or handler (sub-resource 404, then body 413/400) → reply
  *
  * The order is the contract's (docs/compat.md §3.3): nobody learns which paths exist before authenticating, and a
@@ -59,12 +64,26 @@ export function apiPipeline(deps: PipelineDeps): RequestHandler {
 
     const found = requireRoute(req.method, record.match);
     const project = await authorizeProject(deps.access, found, principal);
-    await dispatch(
+    const idempotent = await idempotentRequest(
       req,
       res,
-      { record, found, principal, project, boardRead: ahead.boardRead },
+      record,
+      found,
+      principal,
+      deps.idempotency,
       deps.bodyLimit,
-      deps.boardCache,
     );
+    if (idempotent === 'replayed') return;
+    try {
+      await dispatch(
+        req,
+        res,
+        { record, found, principal, project, boardRead: ahead.boardRead, bodyText: idempotent?.bodyText },
+        deps.bodyLimit,
+        deps.boardCache,
+      );
+    } finally {
+      idempotent?.settled();
+    }
   };
 }

@@ -16,6 +16,8 @@ export interface RouteOptions {
    * queries this accepts.
    */
   cached?: (query: Query) => boolean;
+  /** Honours `Idempotency-Key` (every POST, and story updates, which include moves): see idempotent.ts. */
+  idempotencyKey?: boolean;
 }
 
 export interface Route extends RouteOptions {

@@ -1,5 +1,10 @@
 import { componentSchemas, ref, TRIMMED, type Schema } from './schemas';
-import { documentedPath, type FilterSet, type Operation as DeclaredOperation } from '../http/operation';
+import {
+  documentedPath,
+  takesIdempotencyKey,
+  type FilterSet,
+  type Operation as DeclaredOperation,
+} from '../http/operation';
 import { ENRICHMENTS, OPERATIONS } from '../http/routes';
 import { FILTERS, TAGS } from './descriptions';
 
@@ -16,7 +21,12 @@ type Operation = Omit<DeclaredOperation, 'method' | 'path'> & {
 function documented(op: DeclaredOperation): Operation {
   if (!TAGS.some((tag) => tag.name === op.tag))
     throw new Error(`${op.operationId}: no group named ${op.tag}`);
-  return { ...op, method: op.method.toLowerCase() as Operation['method'], path: documentedPath(op.path) };
+  return {
+    ...op,
+    method: op.method.toLowerCase() as Operation['method'],
+    path: documentedPath(op.path),
+    idempotencyKey: takesIdempotencyKey(op),
+  };
 }
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Schema>> };
@@ -46,7 +56,13 @@ const ERROR_RESPONSES: Record<string, Schema> = {
   NotFound: problem(
     'No such resource, or the caller is not a member of the project (existence is never revealed).',
   ),
-  Conflict: problem('A duplicate (name, userName, email, pending invite) or a state conflict.'),
+  Conflict: problem(
+    'A duplicate (name, userName, email, pending invite), a state conflict, or a request with this ' +
+      'Idempotency-Key still in progress (`idempotent-request-in-progress`).',
+  ),
+  UnprocessableContent: problem(
+    'The Idempotency-Key was used before for a different request (`idempotency-key-reused`); nothing ran.',
+  ),
   PayloadTooLarge: problem('A body or file over the limit.'),
   Error: problem('429 (rate limited, with `Retry-After`), 503 (a dependency is down) or 500.', {
     'Retry-After': { schema: { type: 'integer' }, description: 'Seconds, on 429 and sometimes 503.' },
@@ -60,6 +76,7 @@ const STATUS_RESPONSE: Record<number, string> = {
   404: 'NotFound',
   409: 'Conflict',
   413: 'PayloadTooLarge',
+  422: 'UnprocessableContent',
 };
 
 const PATH_PARAMETERS: Record<string, Schema> = {
@@ -80,6 +97,20 @@ const PATH_PARAMETERS: Record<string, Schema> = {
     description: 'A tag id or its URL-encoded name (a number is tried as an id first).',
   },
   token: { schema: { type: 'string' }, description: 'The invite token from the e-mail.' },
+};
+
+const HEADER_PARAMETERS: Record<string, Schema> = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    description:
+      '**Flowboard addition.** Makes a retry safe: the first answer is kept for 24 h and replayed ' +
+      '(`Idempotent-Replayed: true`) for a retry with the same key and the same request; a different request ' +
+      'with the key → 422; a retry while the first runs → 409. Keys are per caller; a quoted string (IETF ' +
+      'httpapi draft) or a bare token, 1–255 visible ASCII characters.',
+    schema: { type: 'string', minLength: 1, maxLength: 257 },
+    examples: { uuid: { value: '"8e03978e-40d5-43e8-bc93-6894a57f9324"' } },
+  },
 };
 
 const QUERY_PARAMETERS: Record<string, Schema> = {
@@ -159,7 +190,7 @@ function whereParameter(set: FilterSet, required: boolean): Schema {
 
 /** Parameter component name → parameter, for path, page, where and each enrichment vocabulary. */
 function parameters(): Record<string, Schema> {
-  const out: Record<string, Schema> = { ...QUERY_PARAMETERS };
+  const out: Record<string, Schema> = { ...QUERY_PARAMETERS, ...HEADER_PARAMETERS };
   for (const [name, p] of Object.entries(PATH_PARAMETERS))
     out[name] = { name, in: 'path', required: true, ...p };
   for (const set of Object.keys(FILTERS) as FilterSet[]) out[`where.${set}`] = whereParameter(set, false);
@@ -200,8 +231,11 @@ function operation(op: Operation): Schema {
   if (op.paged || (typeof op.ok === 'object' && 'page' in op.ok))
     params.push(paramRef('page'), paramRef('pageSize'));
 
+  if (op.idempotencyKey) params.push(paramRef('IdempotencyKey'));
+
   const projectScoped = op.access === 'Read' || op.access === 'ReadWrite' || op.access === 'Admin';
   const statuses = new Set<number>([400, ...(op.errors ?? [])]);
+  if (op.idempotencyKey) statuses.add(409).add(422);
   if (op.access !== 'public') statuses.add(401);
   if (projectScoped) statuses.add(403).add(404);
   if (op.path.includes('{') && !projectScoped) statuses.add(404);

@@ -396,6 +396,8 @@ export const storyOperations = resourceOperations('Stories', storyHandlers, [
   }),
   put(S, 'updateStory', 'Update a story', {
     access: 'ReadWrite',
+    // A move records a milestone: a retried move must not record two.
+    idempotencyKey: true,
     with: 'story',
     body: 'StoryUpdate',
     ok: { one: 'Story' },

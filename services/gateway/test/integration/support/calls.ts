@@ -6,11 +6,27 @@ export class Calls {
   /** The request id and caller each method last saw in its metadata. */
   readonly lastContext = new Map<string, { requestId: string; userId?: number }>();
   readonly unavailable = new Set<string>();
+  private readonly held = new Map<string, Promise<void>>();
 
   record(method: string, context: { requestId: string; userId?: number }): void {
     this.counts.set(method, this.count(method) + 1);
     this.lastContext.set(method, context);
     if (this.unavailable.has(method)) throw new DomainError('Unavailable', `${method} is down`);
+  }
+
+  /** Calls of `method` from now on wait (after being counted) until the returned function is called. */
+  hold(method: string): () => void {
+    let release = () => {};
+    this.held.set(method, new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      this.held.delete(method);
+      release();
+    };
+  }
+
+  /** Resolves once `method` is not held. */
+  async pass(method: string): Promise<void> {
+    await this.held.get(method);
   }
 
   count(method: string): number {

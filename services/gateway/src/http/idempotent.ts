@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { DomainError } from '@flowboard/service-kit';
+import type { IdempotencyStore, Lease, StoredResponse } from '../idempotency';
+import { readBodyText } from './body';
+import type { Principal } from './caller';
+import type { RequestRecord } from './record';
+import type { FoundRoute } from './routing';
+
+/** A request that runs under its Idempotency-Key: the body read for the fingerprint, and when to stop renewing. */
+export interface IdempotentRun {
+  bodyText: string;
+  /** The handler has returned or thrown; its answer (or none) follows at once. */
+  settled(): void;
+}
+
+/** Headers of an answer that belong to it (a replay sends them again); the rest belong to each response. */
+const KEPT_HEADERS = ['content-type', 'location', 'etag', 'allow'];
+
+/**
+ * `Idempotency-Key` (IETF httpapi draft) on the routes that take it (router.ts `idempotencyKey`): the first request
+ * with a key runs and its answer is kept (idempotency/store.ts); a retry with the same key and the same request gets
+ * that answer again, marked `Idempotent-Replayed: true`; the same key with a different request → 422; a retry while
+ * the first is still running → 409. Keys are per caller. Runs after the access check, so a caller who lost access
+ * gets 403/404, never a replay. A 5xx is not kept (the retry runs again), nor is anything refused before this step.
+ *
+ * Answers `undefined` when the request carries no key (or the route takes none), `'replayed'` when it has been
+ * answered here, else the run to hand the handler.
+ */
+export async function idempotentRequest(
+  req: Request,
+  res: Response,
+  record: RequestRecord,
+  found: FoundRoute,
+  principal: Principal | undefined,
+  store: IdempotencyStore,
+  bodyLimit: number,
+): Promise<IdempotentRun | 'replayed' | undefined> {
+  if (!found.route.idempotencyKey) return undefined;
+  const idempotencyKey = parseIdempotencyKey(req.headers['idempotency-key']);
+  if (idempotencyKey === undefined) return undefined;
+  const bodyText = await readBodyText(req, bodyLimit);
+  const claim = await store.claim(
+    callerScope(req, principal),
+    idempotencyKey,
+    fingerprint(req, record, bodyText),
+  );
+  switch (claim.kind) {
+    case 'replay':
+      replay(res, claim.response);
+      return 'replayed';
+    case 'in-progress':
+      throw new DomainError(
+        'Conflict',
+        'A request with this Idempotency-Key is still in progress; retry later.',
+        {
+          problem: 'idempotent-request-in-progress',
+        },
+      );
+    case 'reused':
+      throw new DomainError(
+        'UnprocessableContent',
+        'This Idempotency-Key was used for a different request (method, path, query or body).',
+      );
+    case 'claimed':
+      return { bodyText, settled: keepAnswer(res, claim.lease) };
+  }
+}
+
+/**
+ * The draft's header is a structured-field string (`"…"`); a bare token is accepted too. 1–255 visible ASCII
+ * characters (UUIDs are the usual choice); anything else → 400.
+ */
+export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const raw = (Array.isArray(header) ? header.join(',') : header).trim();
+  const quoted = /^"((?:[^"\\]|\\.)*)"$/.exec(raw);
+  const key = quoted ? (quoted[1] as string).replace(/\\(.)/g, '$1') : raw;
+  if (!/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/.test(key)) {
+    throw new DomainError(
+      'InvalidArgument',
+      'Idempotency-Key must be 1 to 255 visible ASCII characters, e.g. a UUID in double quotes.',
+      { problem: 'invalid-parameter' },
+    );
+  }
+  return key;
+}
+
+/**
+ * Whose keys these are: the API key's user; on the operator's routes and sign-up (no API key), whatever
+ * credential came (a hash of the Authorization header), so nobody replays another's answer.
+ */
+function callerScope(req: Request, principal: Principal | undefined): string {
+  if (principal) return `user:${principal.user.id}`;
+  return `anonymous:${createHash('sha256')
+    .update(req.headers.authorization ?? '')
+    .digest('hex')}`;
+}
+
+/** What makes two requests the same: method, path, query (without a credential), media type and body text. */
+function fingerprint(req: Request, record: RequestRecord, bodyText: string): string {
+  const query = record.target.search
+    .split('&')
+    .filter((pair) => pair !== '' && !/^apikey(=|$)/i.test(pair))
+    .join('&');
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  return createHash('sha256')
+    .update([req.method, record.target.path, query, mediaType, bodyText].join('\n'))
+    .digest('hex');
+}
+
+function replay(res: Response, answer: StoredResponse): void {
+  res.status(answer.status);
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.setHeader('Idempotent-Replayed', 'true');
+  res.setHeader('Content-Length', answer.body.length);
+  res.end(answer.body);
+}
+
+/**
+ * Keeps the answer as it is written (before compression, which wraps `res` earlier), then completes the lease
+ * with it; a 5xx releases the key instead. Answers the `settled` callback: a handler that never answers (a stream
+ * cut short) stops renewing and its key frees itself when the lease runs out.
+ */
+function keepAnswer(res: Response, lease: Lease): () => void {
+  const chunks: Buffer[] = [];
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  const collect = (chunk: unknown, encoding: unknown) => {
+    if (typeof chunk === 'string')
+      chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
+    else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+  };
+  let ended = false;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    collect(chunk, rest[0]);
+    return write(chunk, ...rest);
+  }) as Response['write'];
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (!ended) {
+      ended = true;
+      if (typeof chunk !== 'function') collect(chunk, rest[0]);
+      void finish();
+    }
+    return end(chunk, ...rest);
+  }) as Response['end'];
+  const finish = () => {
+    if (res.statusCode >= 500) return lease.release();
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = res.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
+    return lease.complete({ status: res.statusCode, headers, body: Buffer.concat(chunks) });
+  };
+  return () => {
+    if (!ended) lease.settled();
+  };
+}
