@@ -16,7 +16,7 @@ PG_URL_BASE=$INFRA_HOST:$FLOWBOARD_PG_PORT/flowboard
 S3_ACCESS_KEY=flowboard
 S3_SECRET_KEY=flowboard-secret   # MinIO wants >= 8 characters
 S3_BUCKET=flowboard-attachments
-SERVICE_SCHEMAS=(boards membership files)   # one role + schema per service, in one database
+SERVICE_SCHEMAS=(boards membership files webhooks)   # one role + schema per service, in one database
 
 # ---------------------------------------------------------------------------------------------------------
 # PostgreSQL: its binaries refuse to run as root, so they run as `postgres` via runuser; pg_ctl drives our own
@@ -272,6 +272,7 @@ export PG_ADMIN_URL=postgresql://postgres@$pg
 export BOARDS_DATABASE_URL=postgresql://boards@$pg
 export MEMBERSHIP_DATABASE_URL=postgresql://membership@$pg
 export FILES_DATABASE_URL=postgresql://files@$pg
+export WEBHOOKS_DATABASE_URL=postgresql://webhooks@$pg
 export REDIS_URL=redis://$INFRA_HOST:$FLOWBOARD_REDIS_PORT
 export KAFKA_BROKERS=$INFRA_HOST:$FLOWBOARD_KAFKA_PORT
 export S3_ENDPOINT=http://$INFRA_HOST:$FLOWBOARD_S3_PORT

@@ -3,3 +3,4 @@ export * from './membership';
 export * from './project-deleted';
 export * from './story-deleted';
 export * from './outbox';
+export * from './resource-changed';

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { defineEvent } from './envelope';
+
+/**
+ * What webhooks can subscribe to. `<resource>.<change>`; a story's move between phases and its (un)blocking are
+ * their own types besides `story.updated`, so a subscriber can take just those.
+ */
+export const RESOURCE_EVENT_TYPES = [
+  'story.created',
+  'story.updated',
+  'story.moved',
+  'story.blocked',
+  'story.unblocked',
+  'story.deleted',
+  'story.tagged',
+  'story.untagged',
+  'task.created',
+  'task.updated',
+  'task.deleted',
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
+  'attachment.created',
+  'attachment.updated',
+  'attachment.deleted',
+  'member.added',
+  'member.removed',
+  'role.created',
+  'role.updated',
+  'role.deleted',
+  'invite.created',
+  'invite.accepted',
+  'invite.deleted',
+] as const;
+export type ResourceEventType = (typeof RESOURCE_EVENT_TYPES)[number];
+
+/**
+ * A change to a project's resources, published by the service that made it (through its outbox, in the change's
+ * transaction) for webhooks. Every service publishes to this one topic, keyed by the project id, so a project's
+ * changes stay in order. The envelope's `id` is the event's stable id (a webhook's `webhook-id`), its
+ * `occurredAt` the time of the change.
+ *
+ * `subject` names what the change is about, for ordering: changes to one subject are delivered in the order they
+ * were made (a story's own changes and those of its tasks, comments, tags and attachments share `story:<id>`).
+ * `resource` is the publishing service's view of the resource after the change (before it, for deletions):
+ * the ids and fields the API shows, not yet rendered (user and project names are looked up when delivering).
+ */
+export const resourceChangedV1 = defineEvent(
+  'flowboard.resource-changed',
+  1,
+  z.object({
+    projectId: z.number().int().positive(),
+    /** The user who made the change; 0 when nobody did (a system action). */
+    actorId: z.number().int().nonnegative(),
+    type: z.enum(RESOURCE_EVENT_TYPES),
+    subject: z.string().min(1),
+    resource: z.record(z.string(), z.unknown()),
+  }),
+);
+export type ResourceChangedV1 = z.infer<typeof resourceChangedV1.data>;
