@@ -2,6 +2,7 @@ export * from './config';
 export * from './context';
 export * from './logger';
 export * from './errors';
+export * from './versions';
 export * from './shutdown';
 export * from './health-server';
 export * from './grpc/metadata';

@@ -32,6 +32,31 @@ const tagsNotFakedHere = new Proxy({} as TagRepository, {
   get: (_target, name) => () => Promise.reject(new Error(`tags.${String(name)} is not faked in this suite`)),
 });
 
+/** Stores a write's values; like migration 0009's triggers, raises the version when a shown one changed. */
+function applyWrite<T extends { version: number }>(
+  record: T,
+  values: Partial<T>,
+  shown: ReadonlyArray<keyof T>,
+): T {
+  const same = (a: unknown, b: unknown) =>
+    a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+  const changed = shown.some((key) => key in values && !same(record[key], values[key]));
+  return Object.assign(record, values, changed ? { version: record.version + 1 } : {});
+}
+
+const PHASE_SHOWN = ['name', 'description', 'position', 'wipLimit'] as const;
+const STORY_SHOWN: ReadonlyArray<keyof StoryRecord> = [
+  'text',
+  'details',
+  'size',
+  'priority',
+  'color',
+  'status',
+  'blockedReason',
+  'ownerId',
+  'deadline',
+];
+
 /** An in-memory store of every slice: enough behaviour to test the use cases' orchestration without I/O. */
 export function fakeStore() {
   const boards = new Map<number, { lastStoryId: number }>();
@@ -93,7 +118,7 @@ export function fakeStore() {
     phases: {
       async insertMany(projectId, templates) {
         templates.forEach((t, position) =>
-          phases.push({ id: nextPhaseId++, projectId, ...t, position, wipLimit: null }),
+          phases.push({ id: nextPhaseId++, projectId, ...t, position, wipLimit: null, version: 1 }),
         );
       },
       async listByProject(projectId) {
@@ -116,31 +141,43 @@ export function fakeStore() {
         return phases.find((p) => p.projectId === projectId && p.id === phaseId);
       },
       async insertAt(projectId, phase) {
-        for (const p of phases) if (p.projectId === projectId && p.position >= phase.position) p.position++;
-        const record = { id: nextPhaseId++, projectId, ...phase };
+        for (const p of phases) {
+          if (p.projectId === projectId && p.position >= phase.position)
+            applyWrite(p, { position: p.position + 1 }, PHASE_SHOWN);
+        }
+        const record = { id: nextPhaseId++, projectId, ...phase, version: 1 };
         phases.push(record);
         return record;
       },
-      async update(projectId, phaseId, write) {
+      async update(projectId, phaseId, values) {
         const phase = phases.find((p) => p.projectId === projectId && p.id === phaseId)!;
         const from = phase.position;
         for (const p of phases) {
           if (p.projectId !== projectId || p === phase) continue;
-          if (from < write.position && p.position > from && p.position <= write.position) p.position--;
-          if (write.position < from && p.position >= write.position && p.position < from) p.position++;
+          if (from < values.position && p.position > from && p.position <= values.position)
+            applyWrite(p, { position: p.position - 1 }, PHASE_SHOWN);
+          if (values.position < from && p.position >= values.position && p.position < from)
+            applyWrite(p, { position: p.position + 1 }, PHASE_SHOWN);
         }
-        return Object.assign(phase, write);
+        return applyWrite(phase, values, PHASE_SHOWN);
       },
       async delete(projectId, phaseId) {
         const i = phases.findIndex((p) => p.projectId === projectId && p.id === phaseId);
         if (i < 0) return false;
         const [gone] = phases.splice(i, 1);
-        for (const p of phases) if (p.projectId === projectId && p.position > gone!.position) p.position--;
+        for (const p of phases) {
+          if (p.projectId === projectId && p.position > gone!.position)
+            applyWrite(p, { position: p.position - 1 }, PHASE_SHOWN);
+        }
         return true;
       },
       async reorder(projectId, phaseIds) {
         phaseIds.forEach((id, position) => {
-          phases.find((p) => p.projectId === projectId && p.id === id)!.position = position;
+          applyWrite(
+            phases.find((p) => p.projectId === projectId && p.id === id)!,
+            { position },
+            PHASE_SHOWN,
+          );
         });
       },
     },
@@ -156,6 +193,7 @@ export function fakeStore() {
           blockedReason: null,
           phase: { id: phase.id, name: phase.name },
           createdAt: now,
+          version: 1,
         };
         stories.push(record);
         return record;
@@ -177,10 +215,15 @@ export function fakeStore() {
         const own = stories.filter((s) => s.projectId === projectId);
         return { stories: own.slice(query.offset, query.offset + query.limit), total: own.length };
       },
-      async update(projectId, storyId, write) {
+      async update(projectId, storyId, values) {
         const story = stories.find((s) => s.projectId === projectId && s.id === storyId)!;
-        const phase = phases.find((p) => p.id === write.phaseId)!;
-        Object.assign(story, { ...write, phase: { id: phase.id, name: phase.name } });
+        const phase = phases.find((p) => p.id === values.phaseId)!;
+        const { phaseId, ...rest } = values;
+        const moved = phaseId !== story.phase.id;
+        const before = story.version;
+        applyWrite(story, { ...rest, phase: { id: phase.id, name: phase.name } }, STORY_SHOWN);
+        // A move changes a shown field too (the phase): one change with the rest.
+        if (moved && story.version === before) story.version++;
         return story;
       },
       async delete(projectId, storyId) {
@@ -230,15 +273,23 @@ export function fakeStore() {
         tasks.filter((t) => t.projectId === projectId && storyIds.includes(t.storyId)),
       find: async (projectId, storyId, taskId) =>
         ofStory(tasks, projectId, storyId).find((t) => t.id === taskId),
-      async append(projectId, storyId, write) {
+      async append(projectId, storyId, values) {
         const position = Math.max(0, ...ofStory(tasks, projectId, storyId).map((t) => t.position)) + 1;
-        const task = { id: ++nextChildId, projectId, storyId, position, createdAt: now, ...write };
+        const task = {
+          id: ++nextChildId,
+          projectId,
+          storyId,
+          position,
+          createdAt: now,
+          ...values,
+          version: 1,
+        };
         tasks.push(task);
         return task;
       },
-      async update(projectId, storyId, taskId, write) {
+      async update(projectId, storyId, taskId, values) {
         const task = ofStory(tasks, projectId, storyId).find((t) => t.id === taskId)!;
-        return Object.assign(task, write);
+        return applyWrite(task, values, ['text', 'status', 'finishedAt', 'finishedBy']);
       },
       async delete(projectId, storyId, taskId) {
         const i = tasks.findIndex(
@@ -268,14 +319,15 @@ export function fakeStore() {
       findForUpdate: async (projectId, storyId, id) =>
         ofStory(comments, projectId, storyId).find((c) => c.id === id),
       async insert(comment) {
-        const record = { id: ++nextChildId, createdAt: now, ...comment };
+        const record = { id: ++nextChildId, createdAt: now, ...comment, version: 1 };
         comments.push(record);
         return record;
       },
       async updateText(projectId, storyId, id, text) {
-        return Object.assign(
+        return applyWrite(
           ofStory(comments, projectId, storyId).find((c) => c.id === id)!,
           { text },
+          ['text'],
         );
       },
       async delete(projectId, storyId, id) {

@@ -111,7 +111,7 @@ describe('tags over gRPC and PostgreSQL', () => {
       update_mask: ['name'],
       name: ' new ',
     });
-    expect(renamed.tag).toEqual({ id: tag.id, name: 'new' });
+    expect(renamed.tag).toEqual({ id: tag.id, name: 'new', version: 2 });
     expect(await storyTags(projectId, story.id)).toEqual(['new']);
     const clash = await grpcError(
       call('UpdateTag', { project_id: projectId, tag: 'new', update_mask: ['name'], name: 'TAKEN' }),

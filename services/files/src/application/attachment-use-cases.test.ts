@@ -18,6 +18,7 @@ const record = (id: number, over: Partial<AttachmentRecord> = {}): AttachmentRec
   createdBy: 7,
   accountId: 7,
   createdAt: new Date(0),
+  version: 1,
   ...over,
 });
 

@@ -1,8 +1,14 @@
-import { DomainError } from '@flowboard/service-kit';
+import { DomainError, parseExpectedVersion } from '@flowboard/service-kit';
 import { requirePositiveId } from '../domain/attachment';
 import type { AttachmentRepository, BlobStore, WarnLogger } from './ports';
 
-export type DeleteAttachment = (projectId: number, storyId: number, attachmentId: number) => Promise<void>;
+/** `expectedVersion` 0 or undefined = unconditional; else the attachment goes only if at this version. */
+export type DeleteAttachment = (
+  projectId: number,
+  storyId: number,
+  attachmentId: number,
+  expectedVersion?: number,
+) => Promise<void>;
 
 /**
  * Removes the row first, then the object. In that order no client can ever see an attachment whose bytes are
@@ -16,12 +22,15 @@ export function makeDeleteAttachment(deps: {
   blobs: BlobStore;
   logger: WarnLogger;
 }): DeleteAttachment {
-  return async (projectId, storyId, attachmentId) => {
+  return async (projectId, storyId, attachmentId, rawVersion) => {
     const p = requirePositiveId('project_id', projectId);
     const s = requirePositiveId('story_id', storyId);
+    const expectedVersion = parseExpectedVersion(rawVersion);
+    // A conditional delete at another version is refused by the repository (PreconditionFailed): the row and
+    // the object stay.
     const deleted =
       Number.isSafeInteger(attachmentId) && attachmentId > 0
-        ? await deps.attachments.delete(p, s, attachmentId)
+        ? await deps.attachments.delete(p, s, attachmentId, expectedVersion)
         : undefined;
     if (!deleted) throw new DomainError('NotFound', 'Attachment not found');
     try {

@@ -15,9 +15,11 @@ export interface AttachmentRecord {
   /** The account whose quota the bytes count against; null for rows stored before quotas existed. */
   accountId: number | null;
   createdAt: Date;
+  /** Kept by the database (migration 0003): 1 when created, +1 with each rename. */
+  version: number;
 }
 
-export type NewAttachment = Omit<AttachmentRecord, 'id' | 'createdAt'>;
+export type NewAttachment = Omit<AttachmentRecord, 'id' | 'createdAt' | 'version'>;
 
 export interface AttachmentRepository {
   /**
@@ -30,15 +32,28 @@ export interface AttachmentRepository {
   listByStory(projectId: number, storyId: number): Promise<AttachmentRecord[]>;
   /** Undefined when absent or when it belongs to another project or story. */
   find(projectId: number, storyId: number, attachmentId: number): Promise<AttachmentRecord | undefined>;
-  /** Sets the (already sanitised) name; undefined when absent or in another project or story. */
+  /**
+   * Sets the (already sanitised) name; undefined when absent or in another project or story. With
+   * `expectedVersion`, only if the attachment is at that version, else PreconditionFailed (nothing written).
+   */
   rename(
     projectId: number,
     storyId: number,
     attachmentId: number,
     fileName: string,
+    expectedVersion?: number,
   ): Promise<AttachmentRecord | undefined>;
-  /** Deletes the row, frees its bytes, and returns it (for its object key); undefined when absent or elsewhere. */
-  delete(projectId: number, storyId: number, attachmentId: number): Promise<AttachmentRecord | undefined>;
+  /**
+   * Deletes the row, frees its bytes, and returns it (for its object key); undefined when absent or
+   * elsewhere. With `expectedVersion`, only if the attachment is at that version, else PreconditionFailed
+   * (nothing written).
+   */
+  delete(
+    projectId: number,
+    storyId: number,
+    attachmentId: number,
+    expectedVersion?: number,
+  ): Promise<AttachmentRecord | undefined>;
   /**
    * Records the project (or, with a story id, the story) as deleted, so no upload in flight commits into it
    * later, then deletes its rows and frees their bytes, in one transaction. Answers the deleted rows' object

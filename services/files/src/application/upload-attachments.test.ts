@@ -74,7 +74,7 @@ function fakes(options: { growStepBytes?: number } = {}) {
       reservations.delete(reservationId);
       ledger.reserved -= held;
       ledger.used += actual;
-      const created = list.map((a) => ({ ...a, id: nextId++, createdAt: new Date() }));
+      const created = list.map((a) => ({ ...a, id: nextId++, createdAt: new Date(), version: 1 }));
       rows.push(...created);
       return created;
     },

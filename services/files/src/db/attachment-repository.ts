@@ -5,7 +5,7 @@ import {
   type Pool,
   type PoolClient,
 } from '@flowboard/pg-kit';
-import { DomainError } from '@flowboard/service-kit';
+import { DomainError, requireVersion } from '@flowboard/service-kit';
 import type { AttachmentRecord, AttachmentRepository } from '../application/ports';
 
 interface AttachmentRow {
@@ -20,10 +20,18 @@ interface AttachmentRow {
   created_by: number;
   account_id: number | null;
   created_at: Date;
+  version: number;
 }
 
-const COLUMNS =
-  'id, project_id, story_id, file_name, content_type, size_bytes, token, object_key, created_by, account_id, created_at';
+const COLUMNS = `id, project_id, story_id, file_name, content_type, size_bytes, token, object_key, created_by,
+  account_id, created_at, version`;
+
+/**
+ * A conditional write's condition: `$n` is the expected version, or NULL for an unconditional write. In the
+ * write's own statement, so the row lock decides: of concurrent writes expecting one version, the first to
+ * lock the row changes it and the others, re-checking the row as that one left it, find another version.
+ */
+const atVersion = (param: string) => `(${param}::bigint IS NULL OR version = ${param})`;
 
 /**
  * Deleting rows and freeing their bytes is one statement: `deleted` is a CTE that DELETEs … RETURNING the rows
@@ -62,9 +70,28 @@ const toRecord = (row: AttachmentRow): AttachmentRecord => ({
   createdBy: row.created_by,
   accountId: row.account_id,
   createdAt: row.created_at,
+  version: row.version,
 });
 
 export function attachmentRepository(db: Pool): AttachmentRepository {
+  /**
+   * After a conditional write matched no row: PreconditionFailed when the attachment exists (at another
+   * version; versions only rise, so never at the expected one again), nothing when it does not (NotFound).
+   */
+  async function refuseOtherVersion(
+    projectId: number,
+    storyId: number,
+    attachmentId: number,
+    expectedVersion: number,
+  ): Promise<void> {
+    const result = await db.query<{ version: number }>(
+      'SELECT version FROM attachments WHERE project_id = $1 AND story_id = $2 AND id = $3',
+      [projectId, storyId, attachmentId],
+    );
+    const current = result.rows[0]?.version;
+    if (current !== undefined) requireVersion('Attachment', attachmentId, current, expectedVersion);
+  }
+
   return {
     async commitUpload(reservationId, attachments) {
       if (attachments.length === 0) return [];
@@ -151,26 +178,34 @@ export function attachmentRepository(db: Pool): AttachmentRepository {
       return row ? toRecord(row) : undefined;
     },
 
-    async rename(projectId, storyId, attachmentId, fileName) {
+    async rename(projectId, storyId, attachmentId, fileName, expectedVersion) {
       const result = await db.query<AttachmentRow>(
-        `UPDATE attachments SET file_name = $4 WHERE project_id = $1 AND story_id = $2 AND id = $3
+        `UPDATE attachments SET file_name = $4
+         WHERE project_id = $1 AND story_id = $2 AND id = $3 AND ${atVersion('$5')}
          RETURNING ${COLUMNS}`,
-        [projectId, storyId, attachmentId, fileName],
+        [projectId, storyId, attachmentId, fileName, expectedVersion ?? null],
       );
       const row = result.rows[0];
-      return row ? toRecord(row) : undefined;
+      if (row) return toRecord(row);
+      if (expectedVersion !== undefined)
+        await refuseOtherVersion(projectId, storyId, attachmentId, expectedVersion);
+      return undefined;
     },
 
-    async delete(projectId, storyId, attachmentId) {
+    async delete(projectId, storyId, attachmentId, expectedVersion) {
       const result = await db.query<AttachmentRow>(
         freeing(
-          `DELETE FROM attachments WHERE project_id = $1 AND story_id = $2 AND id = $3 RETURNING ${COLUMNS}`,
+          `DELETE FROM attachments WHERE project_id = $1 AND story_id = $2 AND id = $3 AND ${atVersion('$4')}
+           RETURNING ${COLUMNS}`,
           'SELECT * FROM deleted',
         ),
-        [projectId, storyId, attachmentId],
+        [projectId, storyId, attachmentId, expectedVersion ?? null],
       );
       const row = result.rows[0];
-      return row ? toRecord(row) : undefined;
+      if (row) return toRecord(row);
+      if (expectedVersion !== undefined)
+        await refuseOtherVersion(projectId, storyId, attachmentId, expectedVersion);
+      return undefined;
     },
 
     async deleteScope(projectId, storyId) {

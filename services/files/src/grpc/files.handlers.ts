@@ -50,6 +50,7 @@ export function filesHandlers(logger: Logger, useCases: FilesUseCases): files.Fi
           request.story_id,
           request.attachment_id,
           request.file_name,
+          request.expected_version,
         );
         return { attachment: toAttachmentMessage(attachment) };
       },
@@ -58,7 +59,12 @@ export function filesHandlers(logger: Logger, useCases: FilesUseCases): files.Fi
     DeleteAttachment: unary(
       logger,
       async (request: files.DeleteAttachmentRequest__Output): Promise<files.DeleteAttachmentResponse> => {
-        await useCases.deleteAttachment(request.project_id, request.story_id, request.attachment_id);
+        await useCases.deleteAttachment(
+          request.project_id,
+          request.story_id,
+          request.attachment_id,
+          request.expected_version,
+        );
         return {};
       },
     ),

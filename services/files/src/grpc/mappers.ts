@@ -9,4 +9,5 @@ export const toAttachmentMessage = (a: AttachmentRecord): files.Attachment => ({
   size_in_bytes: a.sizeBytes,
   content_type: a.contentType,
   token: a.token,
+  version: a.version,
 });

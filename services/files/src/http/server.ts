@@ -164,10 +164,12 @@ function uploadAccount(req: http.IncomingMessage): { accountId: number; limitByt
   return { accountId: Number(account), limitBytes: Number(limit) };
 }
 
+/** An uploaded attachment in the API's field names, with its version (1): the gateway may make it an ETag. */
 export const toAttachmentJson = (a: AttachmentRecord) => ({
   id: a.id,
   fileName: a.fileName,
   sizeInBytes: a.sizeBytes,
   contentType: a.contentType,
   token: a.token,
+  version: a.version,
 });

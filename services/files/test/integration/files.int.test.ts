@@ -169,6 +169,7 @@ describe('upload and download', () => {
       sizeInBytes: 3,
       contentType: 'text/plain',
       token: expect.stringMatching(/^[0-9a-f]{32}$/),
+      version: 1,
     });
     expect(b).toMatchObject({
       fileName: 'big.bin',
@@ -188,6 +189,7 @@ describe('upload and download', () => {
         size_in_bytes: 3,
         content_type: 'text/plain',
         token: a!.token,
+        version: 1,
       },
       {
         id: b!.id,
@@ -197,6 +199,7 @@ describe('upload and download', () => {
         size_in_bytes: MAX_FILE_BYTES,
         content_type: 'application/octet-stream',
         token: b!.token,
+        version: 1,
       },
     ]);
     expect(await listObjects(`${p}/`)).toEqual([`${p}/${s}/${a!.token}`, `${p}/${s}/${b!.token}`].sort());

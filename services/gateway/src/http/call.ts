@@ -4,6 +4,7 @@ import type { membership } from '@flowboard/proto';
 import type { ProjectAccess } from '../authz/access';
 import { parsePaging, type Paging } from '../representation/page';
 import { parseBodyText, readBody, type RequestBody } from './body';
+import { expectedVersion } from './conditional';
 import { parseEnrichments, type EnrichmentVocabulary } from './enrichments';
 import type { Format } from './negotiate';
 import type { Query } from './query';
@@ -33,6 +34,8 @@ export interface Call {
   enrichments(vocabulary: EnrichmentVocabulary): ReadonlySet<string>;
   /** `page`/`pageSize`. */
   paging(): Paging;
+  /** What a PUT or DELETE's `If-Match` expects of the resource's version: 0 for nothing (conditional.ts). */
+  expectedVersion(): number;
 }
 
 /** What the pipeline hands the handler step: the matched route and what the steps before it established. */
@@ -79,6 +82,7 @@ export function createCall(req: Request, res: Response, input: CallInput, bodyLi
     body: () => (body ??= bodyText === undefined ? readBody(req, bodyLimit) : parseLater(bodyText)),
     enrichments: (vocabulary) => parseEnrichments(query.getAll('with'), vocabulary),
     paging: () => parsePaging(single(query, 'page'), single(query, 'pageSize')),
+    expectedVersion: () => expectedVersion(req.headers),
   };
 }
 

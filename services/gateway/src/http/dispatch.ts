@@ -6,7 +6,7 @@ import type { Principal } from './caller';
 import { encodedOnce, negotiatedCoding } from './compress';
 import type { Format } from './negotiate';
 import type { RequestRecord } from './record';
-import { renderBody, sendBody, sendReply, type RenderedBody, type Reply } from './respond';
+import { renderBody, sendRenderedBody, sendReply, type RenderedBody, type Reply } from './respond';
 import type { FoundRoute } from './routing';
 
 /** What the pipeline established before the handler runs. */
@@ -85,8 +85,8 @@ async function sendRendered(
 ): Promise<void> {
   res.setHeader('Content-Type', rendered.contentType);
   const coding = negotiatedCoding(req, res, rendered.body.length);
-  if (coding === undefined) return sendBody(res, 200, rendered.contentType, rendered.body);
+  if (coding === undefined) return sendRenderedBody(res, rendered);
   const encoded = await encodedOnce(rendered, rendered.body, coding, kept);
   res.setHeader('Content-Encoding', coding);
-  sendBody(res, 200, rendered.contentType, encoded);
+  sendRenderedBody(res, rendered, encoded);
 }

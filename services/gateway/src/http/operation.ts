@@ -30,6 +30,11 @@ export interface Operation {
   /** `page`/`pageSize`; implied by a page answer. */
   paged?: boolean;
   /**
+   * A single resource with an ETag (conditional.ts): a GET answers 304 for `If-None-Match`, a PUT or DELETE
+   * checks `If-Match` (412).
+   */
+  conditional?: boolean;
+  /**
    * Whether `Idempotency-Key` is honoured (idempotent.ts): by default on every POST; a PUT that is not idempotent in
    * effect (a story move records a milestone) opts in.
    */

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { entityTag, noneMatch } from './conditional';
 import { PLURALS, type Dto, type PageDto, type ResourceType } from '../representation/dto';
 import { toJson } from '../representation/json';
 import { toXml } from '../representation/xml';
@@ -8,17 +9,25 @@ import { CONTENT_TYPES, type Format } from './negotiate';
 export interface RenderedBody {
   contentType: string;
   body: string;
+  /** A single resource's strong ETag (conditional.ts). */
+  etag?: string;
 }
 
 /** What a route handler answers; the dispatcher writes it in the negotiated format. Every success is 200. */
 export type Reply =
-  | { kind: 'resource'; type: ResourceType; body: Dto }
+  /** `version`: the resource's version as its service keeps it, for the ETag; lists and views have none. */
+  | { kind: 'resource'; type: ResourceType; body: Dto; version?: number }
   | { kind: 'page'; type: ResourceType; body: PageDto }
   | { kind: 'empty' }
   /** The handler wrote the response itself (streams). */
   | { kind: 'handled' };
 
-export const resource = (type: ResourceType, body: Dto): Reply => ({ kind: 'resource', type, body });
+export const resource = (type: ResourceType, body: Dto, version?: number): Reply => ({
+  kind: 'resource',
+  type,
+  body,
+  version,
+});
 export const page = (type: ResourceType, body: PageDto): Reply => ({ kind: 'page', type, body });
 export const empty = (): Reply => ({ kind: 'empty' });
 export const handled = (): Reply => ({ kind: 'handled' });
@@ -26,17 +35,42 @@ export const handled = (): Reply => ({ kind: 'handled' });
 export function sendReply(res: Response, reply: Reply, format: Format): void {
   if (reply.kind === 'empty') return sendEmpty(res);
   const rendered = renderBody(reply, format);
-  if (rendered) sendBody(res, 200, rendered.contentType, rendered.body);
+  if (rendered) sendRenderedBody(res, rendered);
+}
+
+/** A rendered answer with its ETag, or 304 when a read's If-None-Match already has it. */
+export function sendRenderedBody(
+  res: Response,
+  rendered: RenderedBody,
+  body: string | Buffer = rendered.body,
+) {
+  if (rendered.etag !== undefined) {
+    res.setHeader('ETag', rendered.etag);
+    const read = res.req.method === 'GET' || res.req.method === 'HEAD';
+    if (read && noneMatch(res.req.headers, rendered.etag)) return sendNotModified(res);
+  }
+  sendBody(res, 200, rendered.contentType, body);
+}
+
+function sendNotModified(res: Response): void {
+  res.status(304);
+  res.removeHeader('Content-Type');
+  res.removeHeader('Content-Encoding');
+  res.end();
 }
 
 /** The body of a resource or page reply in `format`; undefined for replies without one. */
 export function renderBody(reply: Reply, format: Format): RenderedBody | undefined {
   switch (reply.kind) {
-    case 'resource':
+    case 'resource': {
+      const body = format === 'xml' ? toXml(reply.type, reply.body) : toJson(reply.body);
       return {
         contentType: CONTENT_TYPES[format],
-        body: format === 'xml' ? toXml(reply.type, reply.body) : toJson(reply.body),
+        body,
+        // Version 0: a service from before versions (a rolling upgrade), which has none to offer.
+        ...(reply.version ? { etag: entityTag(reply.version, body) } : {}),
       };
+    }
     case 'page':
       return {
         contentType: CONTENT_TYPES[format],

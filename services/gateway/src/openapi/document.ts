@@ -60,6 +60,9 @@ const ERROR_RESPONSES: Record<string, Schema> = {
     'A duplicate (name, userName, email, pending invite), a state conflict, or a request with this ' +
       'Idempotency-Key still in progress (`idempotent-request-in-progress`).',
   ),
+  PreconditionFailed: problem(
+    '`If-Match` names a version the resource is no longer at (`precondition-failed`); nothing was written.',
+  ),
   UnprocessableContent: problem(
     'The Idempotency-Key was used before for a different request (`idempotency-key-reused`); nothing ran.',
   ),
@@ -76,6 +79,7 @@ const STATUS_RESPONSE: Record<number, string> = {
   404: 'NotFound',
   409: 'Conflict',
   413: 'PayloadTooLarge',
+  412: 'PreconditionFailed',
   422: 'UnprocessableContent',
 };
 
@@ -100,6 +104,23 @@ const PATH_PARAMETERS: Record<string, Schema> = {
 };
 
 const HEADER_PARAMETERS: Record<string, Schema> = {
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    description: '**Flowboard addition.** The ETag of a copy the client has: unchanged → 304 without a body.',
+    schema: { type: 'string' },
+    examples: { etag: { value: '"v3-9f86d081884c7d65"' } },
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    description:
+      '**Flowboard addition.** Writes only if the resource is still at the version of this ETag (any ' +
+      'representation of that version: JSON, XML, any `with=`); else 412 and nothing is written. `*` or no ' +
+      'header: unconditional.',
+    schema: { type: 'string' },
+    examples: { etag: { value: '"v3-9f86d081884c7d65"' } },
+  },
   IdempotencyKey: {
     name: 'Idempotency-Key',
     in: 'header',
@@ -232,10 +253,12 @@ function operation(op: Operation): Schema {
     params.push(paramRef('page'), paramRef('pageSize'));
 
   if (op.idempotencyKey) params.push(paramRef('IdempotencyKey'));
+  if (op.conditional) params.push(paramRef(op.method === 'get' ? 'IfNoneMatch' : 'IfMatch'));
 
   const projectScoped = op.access === 'Read' || op.access === 'ReadWrite' || op.access === 'Admin';
   const statuses = new Set<number>([400, ...(op.errors ?? [])]);
   if (op.idempotencyKey) statuses.add(409).add(422);
+  if (op.conditional && op.method !== 'get') statuses.add(412);
   if (op.access !== 'public') statuses.add(401);
   if (projectScoped) statuses.add(403).add(404);
   if (op.path.includes('{') && !projectScoped) statuses.add(404);
@@ -243,6 +266,12 @@ function operation(op: Operation): Schema {
   if (op.access === 'public') statuses.add(404); // sign-up switched off
 
   const responses: Record<string, Schema> = { '200': success(op) };
+  if (op.conditional && op.method === 'get') {
+    responses['304'] = {
+      description: "Not modified: the `If-None-Match` ETag is the resource's current one. No body.",
+      headers: { ...REQUEST_ID, ...ETAG },
+    };
+  }
   for (const status of [...statuses].sort()) {
     responses[String(status)] = { $ref: `#/components/responses/${STATUS_RESPONSE[status]}` };
   }
@@ -292,6 +321,14 @@ const PARTIAL_UPDATES = new Set([
 ]);
 
 const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+const ETAG = {
+  ETag: {
+    description:
+      '**Flowboard addition.** Strong: `"v<version>-<digest>"`, the version the service keeps for the resource ' +
+      'and a digest of this representation.',
+    schema: { type: 'string' },
+  },
+};
 
 function success(op: Operation): Schema {
   if (op.ok === 'empty') {
@@ -314,7 +351,8 @@ function success(op: Operation): Schema {
     };
   }
   const schema = 'page' in op.ok ? ref(`${op.ok.page}Page`) : ref(op.ok.one);
-  return { description: 'OK (every success is 200).', headers: REQUEST_ID, content: both(schema) };
+  const headers = op.conditional ? { ...REQUEST_ID, ...ETAG } : REQUEST_ID;
+  return { description: 'OK (every success is 200).', headers, content: both(schema) };
 }
 
 const INFO_DESCRIPTION = `

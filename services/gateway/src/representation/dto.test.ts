@@ -17,6 +17,7 @@ const gob: membership.User__Output = {
 };
 
 const story = (over: Partial<boards.Story__Output> = {}): boards.Story__Output => ({
+  version: 1,
   project_id: 1,
   id: 3,
   text: 'Buy boat "The Sea Word"',
@@ -106,8 +107,10 @@ describe('DTOs keep the original JSON key order', () => {
       details: 'md',
       create_time: '2011-02-17T18:47:16',
       owner: gob,
+      version: 1,
     };
     const role: membership.Role__Output = {
+      version: 1,
       id: 3,
       name: 'Administrators',
       access: 'ACCESS_ADMIN',
@@ -148,8 +151,12 @@ describe('DTOs keep the original JSON key order', () => {
   });
 
   it('role access names', () => {
-    expect(roleDto({ id: 1, name: 'r', access: 'ACCESS_READWRITE', members: [] }).access).toBe('readwrite');
-    expect(roleDto({ id: 1, name: 'r', access: 'ACCESS_UNSPECIFIED', members: [] }).access).toBe('none');
+    expect(roleDto({ id: 1, name: 'r', access: 'ACCESS_READWRITE', members: [], version: 1 }).access).toBe(
+      'readwrite',
+    );
+    expect(roleDto({ id: 1, name: 'r', access: 'ACCESS_UNSPECIFIED', members: [], version: 1 }).access).toBe(
+      'none',
+    );
   });
 
   it('invite', () => {

@@ -40,11 +40,11 @@ describe('toXml (docs/compat.md §2)', () => {
   });
 
   it('an unset phase limit is <limit /> in XML and absent in JSON', () => {
-    const phase = phaseDto({ id: 1, name: 'Backlog', description: 'd', index: 0, limit: 0 });
+    const phase = phaseDto({ id: 1, name: 'Backlog', description: 'd', index: 0, limit: 0, version: 1 });
     expect(phase.limit).toBe(XML_ONLY_EMPTY);
     expect(toXml('phase', phase)).toContain('<limit />');
     expect(toJson(phase)).toBe('{"id":1,"name":"Backlog","description":"d","index":0}');
-    expect(toJson(phaseDto({ id: 2, name: 'W', description: '', index: 2, limit: 3 }))).toContain(
+    expect(toJson(phaseDto({ id: 2, name: 'W', description: '', index: 2, limit: 3, version: 1 }))).toContain(
       '"limit":3',
     );
   });

@@ -22,6 +22,8 @@ export interface Project {
   details: string;
   ownerId: number;
   createdAt: Date;
+  /** Kept by the database (migration 0004): 1 when created, +1 with each change of a shown field. */
+  version: number;
 }
 
 export interface Role {
@@ -29,6 +31,8 @@ export interface Role {
   projectId: number;
   name: string;
   access: AccessLevel;
+  /** Kept by the database (migration 0004): 1 when created, +1 with each change of name or access. */
+  version: number;
 }
 
 export interface RoleWithMembers extends Role {

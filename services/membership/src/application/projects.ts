@@ -1,5 +1,5 @@
 import { makeEvent, projectDeletedV1 } from '@flowboard/events';
-import { DomainError } from '@flowboard/service-kit';
+import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { effectiveAccess, hasAccess } from '../domain/access';
 import { matches, parseFilter } from '../domain/filter';
 import { parseProjectChanges, PROJECT_FILTER_PROPERTIES } from '../domain/project';
@@ -86,7 +86,9 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
 
     /**
      * Admin access. A new owner must already be a member (400 otherwise). A new owner's account takes the
-     * project's people with it, so its collaborator limit applies (402).
+     * project's people with it, so its collaborator limit applies (402). A conditional update
+     * (expectedVersion) checks the version under the project lock, after the access check and before the
+     * owner and the limit.
      */
     async update(
       callerId: number,
@@ -96,12 +98,16 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
         description?: string;
         details?: string;
         owner?: UserReference;
+        /** 0 or undefined = unconditional. */
+        expectedVersion?: number;
       },
     ): Promise<{ project: Project; owner: User }> {
       const fields = parseProjectChanges(input);
+      const expectedVersion = parseExpectedVersion(input.expectedVersion);
       return db.transaction(async (tx) => {
         await tx.projects.lockMembership(input.projectId);
-        await requireProjectAccess(tx, input.projectId, callerId, 'admin');
+        const { project: current } = await requireProjectAccess(tx, input.projectId, callerId, 'admin');
+        requireVersion('Project', current.id, current.version, expectedVersion);
         const changes: ProjectChanges = { ...fields };
         if (input.owner) {
           const owner = await findMember(tx, input.projectId, input.owner).catch((err: unknown) => {
@@ -128,13 +134,19 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
 
     /**
      * Owner only (403 for anyone else who can see the project). membership's rows go in one transaction with
-     * the `membership.project-deleted.v1` event, which boards and files consume to delete their data.
+     * the `membership.project-deleted.v1` event, which boards and files consume to delete their data. A
+     * conditional delete (expectedVersion) then checks the version: a stale one deletes and sends nothing.
      */
-    async delete(callerId: number, input: { projectId: number; requestId?: string }): Promise<void> {
+    async delete(
+      callerId: number,
+      input: { projectId: number; requestId?: string; expectedVersion?: number },
+    ): Promise<void> {
+      const expectedVersion = parseExpectedVersion(input.expectedVersion);
       await db.transaction(async (tx) => {
         await tx.projects.lockMembership(input.projectId);
         const { project, isOwner } = await requireProjectAccess(tx, input.projectId, callerId, 'none');
         if (!isOwner) throw new DomainError('PermissionDenied', 'Only the owner can delete a project.');
+        requireVersion('Project', project.id, project.version, expectedVersion);
         await tx.projects.delete(project.id);
         const event = makeEvent(projectDeletedV1, 'membership', {
           projectId: project.id,

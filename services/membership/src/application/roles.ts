@@ -1,4 +1,4 @@
-import { DomainError } from '@flowboard/service-kit';
+import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { hasAccess, type AccessLevel } from '../domain/access';
 import { matches, parseFilter, ROLE_FILTER_PROPERTIES } from '../domain/filter';
 import { assertAdminRemains, parseAccess, parseRoleName } from '../domain/role';
@@ -71,24 +71,33 @@ export function createRoleUseCases(deps: { db: Database }) {
       });
     },
 
+    /** A conditional update (expectedVersion) checks the version right after finding the role. */
     update(
       callerId: number,
-      input: { projectId: number; roleId: number; name?: string; access?: string },
+      input: { projectId: number; roleId: number; name?: string; access?: string; expectedVersion?: number },
     ): Promise<RoleWithMembers> {
       const changes = {
         name: input.name === undefined ? undefined : parseRoleName(input.name),
         access: input.access === undefined ? undefined : parseAccess(input.access),
       };
+      const expectedVersion = parseExpectedVersion(input.expectedVersion);
       return membershipWrite(db, input.projectId, callerId, async (tx) => {
         const role = await roleIn(tx, input.projectId, input.roleId);
+        requireVersion('Role', role.id, role.version, expectedVersion);
         await tx.roles.update(role.id, changes);
         return roleIn(tx, input.projectId, role.id);
       });
     },
 
-    delete(callerId: number, input: { projectId: number; roleId: number }): Promise<void> {
+    /** A conditional delete (expectedVersion) checks the version before the last-admin rule. */
+    delete(
+      callerId: number,
+      input: { projectId: number; roleId: number; expectedVersion?: number },
+    ): Promise<void> {
+      const expectedVersion = parseExpectedVersion(input.expectedVersion);
       return membershipWrite(db, input.projectId, callerId, async (tx) => {
         const role = await roleIn(tx, input.projectId, input.roleId);
+        requireVersion('Role', role.id, role.version, expectedVersion);
         await tx.roles.delete(role.id);
         // Its members for whom it was the last role leave the project (the project lock keeps the list exact).
         await tx.projects.removeRolelessMembers(

@@ -1,14 +1,14 @@
 import type { Queryable } from '@flowboard/pg-kit';
 import type { Role, RoleRepository, RoleWithMembers, User } from '../application/ports';
 import type { AccessLevel } from '../domain/access';
-import { toRole, toUser, USER_COLUMNS, type RoleRow, type UserRow } from './rows';
+import { ROLE_COLUMNS, toRole, toUser, USER_COLUMNS, type RoleRow, type UserRow } from './rows';
 
 export class PgRoleRepository implements RoleRepository {
   constructor(private readonly db: Queryable) {}
 
   async insert(role: { projectId: number; name: string; access: AccessLevel }): Promise<Role> {
     const { rows } = await this.db.query<RoleRow>(
-      'INSERT INTO roles (project_id, name, access) VALUES ($1, $2, $3) RETURNING id, project_id, name, access',
+      `INSERT INTO roles (project_id, name, access) VALUES ($1, $2, $3) RETURNING ${ROLE_COLUMNS}`,
       [role.projectId, role.name, role.access],
     );
     return toRole(rows[0] as RoleRow);
@@ -29,7 +29,7 @@ export class PgRoleRepository implements RoleRepository {
 
   async findInProject(projectId: number, roleId: number): Promise<Role | undefined> {
     const { rows } = await this.db.query<RoleRow>(
-      'SELECT id, project_id, name, access FROM roles WHERE id = $1 AND project_id = $2',
+      `SELECT ${ROLE_COLUMNS} FROM roles WHERE id = $1 AND project_id = $2`,
       [roleId, projectId],
     );
     return rows[0] && toRole(rows[0]);
@@ -37,10 +37,9 @@ export class PgRoleRepository implements RoleRepository {
 
   async listWithMembers(projectId: number): Promise<RoleWithMembers[]> {
     const [roles, members] = await Promise.all([
-      this.db.query<RoleRow>(
-        'SELECT id, project_id, name, access FROM roles WHERE project_id = $1 ORDER BY id',
-        [projectId],
-      ),
+      this.db.query<RoleRow>(`SELECT ${ROLE_COLUMNS} FROM roles WHERE project_id = $1 ORDER BY id`, [
+        projectId,
+      ]),
       this.db.query<UserRow & { role_id: number }>(
         `SELECT rm.role_id, ${USER_COLUMNS}
            FROM roles r JOIN role_members rm ON rm.role_id = r.id JOIN users u ON u.id = rm.user_id
@@ -103,7 +102,7 @@ export class PgRoleRepository implements RoleRepository {
   async findByName(projectId: number, name: string): Promise<Role | undefined> {
     // roles_project_idx: a project has few roles, so the name is checked on its rows.
     const { rows } = await this.db.query<RoleRow>(
-      `SELECT id, project_id, name, access FROM roles
+      `SELECT ${ROLE_COLUMNS} FROM roles
         WHERE project_id = $1 AND lower(name) = lower($2) ORDER BY id LIMIT 1`,
       [projectId, name],
     );

@@ -22,7 +22,7 @@ export const toUser = (r: UserRow): User => ({
   createdAt: r.created_at,
 });
 
-export const PROJECT_COLUMNS = 'p.id, p.name, p.description, p.details, p.owner_id, p.created_at';
+export const PROJECT_COLUMNS = 'p.id, p.name, p.description, p.details, p.owner_id, p.created_at, p.version';
 
 export interface ProjectRow {
   id: number;
@@ -31,6 +31,7 @@ export interface ProjectRow {
   details: string;
   owner_id: number;
   created_at: Date;
+  version: number;
 }
 
 export const toProject = (r: ProjectRow): Project => ({
@@ -40,13 +41,17 @@ export const toProject = (r: ProjectRow): Project => ({
   details: r.details,
   ownerId: r.owner_id,
   createdAt: r.created_at,
+  version: r.version,
 });
+
+export const ROLE_COLUMNS = 'id, project_id, name, access, version';
 
 export interface RoleRow {
   id: number;
   project_id: number;
   name: string;
   access: string;
+  version: number;
 }
 
 export function toAccess(value: string): AccessLevel {
@@ -60,6 +65,7 @@ export const toRole = (r: RoleRow): Role => ({
   projectId: r.project_id,
   name: r.name,
   access: toAccess(r.access),
+  version: r.version,
 });
 
 export interface InviteRow {

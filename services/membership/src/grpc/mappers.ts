@@ -46,6 +46,7 @@ export const toProjectMessage = (project: Project, owner: User): membership.Proj
   details: project.details,
   create_time: formatTimestamp(project.createdAt),
   owner: toUserMessage(owner),
+  version: project.version,
 });
 
 export const toRoleMessage = (role: RoleWithMembers): membership.Role => ({
@@ -53,6 +54,7 @@ export const toRoleMessage = (role: RoleWithMembers): membership.Role => ({
   name: role.name,
   access: toAccessMessage(role.access),
   members: role.members.map(toUserMessage),
+  version: role.version,
 });
 
 export const toInviteMessage = (invite: Invite, sender: User, role: Role): membership.Invite => ({

@@ -153,12 +153,17 @@ export function createMembershipHandlers(
           roleId: req.role_id,
           name: req.name,
           access: fromAccessMessage(req.access),
+          expectedVersion: req.expected_version,
         }),
       ),
     })),
 
     DeleteRole: handle(async (req: membership.DeleteRoleRequest__Output, ctx) => {
-      await useCases.roles.delete(requireUser(ctx), { projectId: req.project_id, roleId: req.role_id });
+      await useCases.roles.delete(requireUser(ctx), {
+        projectId: req.project_id,
+        roleId: req.role_id,
+        expectedVersion: req.expected_version,
+      });
       return {};
     }),
 
@@ -290,6 +295,7 @@ export function createMembershipHandlers(
         description: req.description ?? undefined,
         details: req.details ?? undefined,
         owner: req.owner ? fromUserRef(req.owner) : undefined,
+        expectedVersion: req.expected_version,
       });
       return { project: toProjectMessage(project, owner) };
     }),
@@ -298,6 +304,7 @@ export function createMembershipHandlers(
       await useCases.projects.delete(requireUser(ctx), {
         projectId: req.project_id,
         requestId: ctx.requestId,
+        expectedVersion: req.expected_version,
       });
       return {};
     }),

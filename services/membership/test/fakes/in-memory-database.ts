@@ -222,7 +222,7 @@ export class InMemoryDatabase implements Database {
       },
       projects: {
         insert: async (p: NewProject & { ownerId: number }) => {
-          const project = { id: id(), ...p, createdAt: this.now };
+          const project = { id: id(), ...p, createdAt: this.now, version: 1 };
           s().projects.push(project);
           return project;
         },
@@ -303,8 +303,13 @@ export class InMemoryDatabase implements Database {
         update: async (projectId, changes) => {
           const project = s().projects.find((p) => p.id === projectId);
           if (!project) return undefined;
+          // As migration 0004's trigger: the version rises once when a shown field changes.
+          const changed = Object.entries(changes).some(
+            ([k, v]) => v !== undefined && project[k as keyof typeof project] !== v,
+          );
           for (const [k, v] of Object.entries(changes))
             if (v !== undefined) Object.assign(project, { [k]: v });
+          if (changed) project.version++;
           return project;
         },
         delete: async (projectId) => {
@@ -326,7 +331,7 @@ export class InMemoryDatabase implements Database {
       },
       roles: {
         insert: async (role: { projectId: number; name: string; access: AccessLevel }) => {
-          const created = { id: id(), ...role };
+          const created = { id: id(), ...role, version: 1 };
           s().roles.push(created);
           return created;
         },
@@ -347,8 +352,13 @@ export class InMemoryDatabase implements Database {
         },
         update: async (roleId, changes) => {
           const role = s().roles.find((r) => r.id === roleId);
-          if (role && changes.name !== undefined) role.name = changes.name;
-          if (role && changes.access !== undefined) role.access = changes.access;
+          if (!role) return;
+          const changed =
+            (changes.name !== undefined && changes.name !== role.name) ||
+            (changes.access !== undefined && changes.access !== role.access);
+          if (changes.name !== undefined) role.name = changes.name;
+          if (changes.access !== undefined) role.access = changes.access;
+          if (changed) role.version++;
         },
         delete: async (roleId) => {
           const st = s();

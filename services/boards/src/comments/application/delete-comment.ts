@@ -1,3 +1,4 @@
+import { parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { requirePositiveId } from '../../shared/domain/ids';
 import { childId, requireStory, storyKey } from '../../stories/application/story-children';
 import { requireCanDeleteComment } from '../domain/comments';
@@ -11,15 +12,21 @@ export interface DeleteCommentCommand {
   callerId: number;
   /** The caller has Admin access on the project (the gateway's access check). */
   isAdmin: boolean;
+  /** 0 or undefined = unconditional; else the comment goes only if it is at this version. */
+  expectedVersion?: number;
 }
 
 export type DeleteComment = (command: DeleteCommentCommand) => Promise<void>;
 
-/** The author or a project admin may delete a comment (else PERMISSION_DENIED). */
+/**
+ * The author or a project admin may delete a comment (else PERMISSION_DENIED); a conditional delete then
+ * checks the version.
+ */
 export function makeDeleteComment(store: CommentsStore): DeleteComment {
   return async (command) => {
     const key = storyKey(command.projectId, command.storyId);
     const caller = requirePositiveId('caller', command.callerId);
+    const expectedVersion = parseExpectedVersion(command.expectedVersion);
     await store.transaction(async (tx) => {
       await requireStory(tx, key);
       const comment = childId(command.commentId)
@@ -27,6 +34,7 @@ export function makeDeleteComment(store: CommentsStore): DeleteComment {
         : undefined;
       if (!comment) throw commentNotFound();
       requireCanDeleteComment(comment, caller, command.isAdmin);
+      requireVersion('Comment', comment.id, comment.version, expectedVersion);
       await tx.comments.delete(key.projectId, key.storyId, comment.id);
     });
   };

@@ -10,6 +10,8 @@ export interface CommentRecord {
   authorId: number;
   text: string;
   createdAt: Date;
+  /** Kept by the database (migration 0009): 1 when created, +1 with each change of its text. */
+  version: number;
 }
 
 export interface CommentRepository {

@@ -1,3 +1,4 @@
+import { parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { requirePositiveId } from '../../shared/domain/ids';
 import { childId, requireStory, storyKey } from '../../stories/application/story-children';
 import { parseCommentText, requireCanEditComment } from '../domain/comments';
@@ -12,18 +13,23 @@ export interface UpdateCommentCommand {
   /** undefined = unchanged. */
   text?: string;
   callerId: number;
+  /** 0 or undefined = unconditional; else the update happens only if the comment is at this version. */
+  expectedVersion?: number;
 }
 
 export type UpdateComment = (command: UpdateCommentCommand) => Promise<CommentRecord>;
 
 /**
  * Only the author may change a comment (else PERMISSION_DENIED), checked before the body
- * (docs/compat.md §3.3).
+ * (docs/compat.md §3.3). A conditional update checks the version right after the author (an access rule,
+ * which comes before any precondition: RFC 9110 §13.2.1), then the body; without a text it still checks the
+ * version.
  */
 export function makeUpdateComment(store: CommentsStore): UpdateComment {
   return async (command) => {
     const key = storyKey(command.projectId, command.storyId);
     const caller = requirePositiveId('caller', command.callerId);
+    const expectedVersion = parseExpectedVersion(command.expectedVersion);
     return store.transaction(async (tx) => {
       await requireStory(tx, key);
       const comment = childId(command.commentId)
@@ -31,6 +37,7 @@ export function makeUpdateComment(store: CommentsStore): UpdateComment {
         : undefined;
       if (!comment) throw commentNotFound();
       requireCanEditComment(comment, caller);
+      requireVersion('Comment', comment.id, comment.version, expectedVersion);
       if (command.text === undefined) return comment;
       return tx.comments.updateText(key.projectId, key.storyId, comment.id, parseCommentText(command.text));
     });

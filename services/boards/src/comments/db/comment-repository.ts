@@ -8,9 +8,10 @@ interface CommentRow {
   author_id: number;
   text: string;
   created_at: Date;
+  version: number;
 }
 
-const COLUMNS = 'id, project_id, story_id, author_id, text, created_at';
+const COLUMNS = 'id, project_id, story_id, author_id, text, created_at, version';
 
 const toCommentRecord = (row: CommentRow): CommentRecord => ({
   id: row.id,
@@ -19,6 +20,7 @@ const toCommentRecord = (row: CommentRow): CommentRecord => ({
   authorId: row.author_id,
   text: row.text,
   createdAt: row.created_at,
+  version: row.version,
 });
 
 export function commentRepository(db: Queryable): CommentRepository {

@@ -8,4 +8,5 @@ export const toCommentMessage = (comment: CommentRecord): boards.Comment => ({
   text: comment.text,
   create_time: formatTimestamp(comment.createdAt),
   author_id: comment.authorId,
+  version: comment.version,
 });

@@ -56,6 +56,7 @@ export function commentsHandlers(logger: Logger, useCases: CommentsUseCases): bo
             commentId: request.comment_id,
             text: request.update_mask.includes('text') ? request.text : undefined,
             callerId: requireUser(ctx),
+            expectedVersion: request.expected_version,
           }),
         ),
       }),
@@ -70,6 +71,7 @@ export function commentsHandlers(logger: Logger, useCases: CommentsUseCases): bo
           commentId: request.comment_id,
           callerId: requireUser(ctx),
           isAdmin: request.is_admin,
+          expectedVersion: request.expected_version,
         });
         return {};
       },

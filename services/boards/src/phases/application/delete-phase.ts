@@ -1,20 +1,26 @@
-import { DomainError } from '@flowboard/service-kit';
+import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { requirePositiveId } from '../../shared/domain/ids';
 import { phaseNotFound } from './get-phase';
 import type { PhasesStore } from './phases-store';
 
-export type DeletePhase = (projectId: number, phaseId: number) => Promise<void>;
+/** `expectedVersion` 0 or undefined = unconditional; else the phase goes only if it is at this version. */
+export type DeletePhase = (projectId: number, phaseId: number, expectedVersion?: number) => Promise<void>;
 
-/** Backlog and Archive cannot be deleted (400); a phase holding stories is refused (409), nothing is lost. */
+/**
+ * Backlog and Archive cannot be deleted (400); a phase holding stories is refused (409), nothing is lost. A
+ * conditional delete checks the version first (412).
+ */
 export function makeDeletePhase(store: PhasesStore): DeletePhase {
-  return async (rawProjectId, phaseId) => {
+  return async (rawProjectId, phaseId, rawVersion) => {
     const projectId = requirePositiveId('project_id', rawProjectId);
     if (!Number.isSafeInteger(phaseId) || phaseId <= 0) throw phaseNotFound();
+    const expectedVersion = parseExpectedVersion(rawVersion);
     await store.transaction(async (tx) => {
       if (!(await tx.boards.lock(projectId))) throw phaseNotFound();
       const phases = await tx.phases.listByProject(projectId);
       const phase = phases.find((p) => p.id === phaseId);
       if (!phase) throw phaseNotFound();
+      requireVersion('Phase', phase.id, phase.version, expectedVersion);
       if (phase.position === 0 || phase.position === phases.length - 1) {
         throw new DomainError(
           'InvalidArgument',

@@ -12,6 +12,8 @@ export interface PhaseRecord {
   description: string;
   position: number;
   wipLimit: number | null;
+  /** Kept by the database (migration 0009): 1 when created, +1 with each change of what the API shows. */
+  version: number;
 }
 
 /** Where a story lands: the phase, and the board's last position (to derive the status). */

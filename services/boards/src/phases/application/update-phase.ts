@@ -1,4 +1,4 @@
-import { DomainError } from '@flowboard/service-kit';
+import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { requirePositiveId } from '../../shared/domain/ids';
 import { moveIndex, parsePhaseDescription, parsePhaseName, parseWipLimit } from '../domain/phase-order';
 import { phaseNotFound } from './get-phase';
@@ -14,6 +14,8 @@ export interface UpdatePhaseCommand {
   index?: number;
   /** 0 = remove the limit. */
   limit?: number;
+  /** 0 or undefined = unconditional; else the update happens only if the phase is at this version. */
+  expectedVersion?: number;
 }
 
 export type UpdatePhase = (command: UpdatePhaseCommand) => Promise<PhaseRecord>;
@@ -27,11 +29,15 @@ export function makeUpdatePhase(store: PhasesStore): UpdatePhase {
     const description =
       command.description === undefined ? undefined : parsePhaseDescription(command.description);
     const wipLimit = command.limit === undefined ? undefined : parseWipLimit(command.limit);
+    const expectedVersion = parseExpectedVersion(command.expectedVersion);
     return store.transaction(async (tx) => {
+      // Whatever changes a phase's version (create, move, update, delete, reorder) holds the board row lock,
+      // so the version read under it stays until the commit.
       if (!(await tx.boards.lock(projectId))) throw new DomainError('NotFound', 'Board not found');
       const phases = await tx.phases.listByProject(projectId);
       const phase = phases.find((p) => p.id === command.phaseId);
       if (!phase) throw phaseNotFound();
+      requireVersion('Phase', phase.id, phase.version, expectedVersion);
       const position =
         command.index === undefined
           ? phase.position

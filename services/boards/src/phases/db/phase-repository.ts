@@ -9,9 +9,10 @@ interface PhaseRow {
   description: string;
   position: number;
   wip_limit: number | null;
+  version: number;
 }
 
-const COLUMNS = 'id, project_id, name, description, position, wip_limit';
+const COLUMNS = 'id, project_id, name, description, position, wip_limit, version';
 
 export const toPhaseRecord = (row: PhaseRow): PhaseRecord => ({
   id: row.id,
@@ -20,6 +21,7 @@ export const toPhaseRecord = (row: PhaseRow): PhaseRecord => ({
   description: row.description,
   position: row.position,
   wipLimit: row.wip_limit,
+  version: row.version,
 });
 
 export function phaseRepository(db: Queryable): PhaseRepository {
@@ -114,7 +116,7 @@ export function phaseRepository(db: Queryable): PhaseRepository {
          FROM moved
          WHERE p.project_id = $1
            AND (p.id = $2 OR p.position BETWEEN least(moved.from_pos, $3) AND greatest(moved.from_pos, $3))
-         RETURNING p.id, p.project_id, p.name, p.description, p.position, p.wip_limit`,
+         RETURNING p.id, p.project_id, p.name, p.description, p.position, p.wip_limit, p.version`,
         [projectId, phaseId, write.position, write.name, write.description, write.wipLimit],
       );
       const row = result.rows.find((r) => r.id === phaseId);

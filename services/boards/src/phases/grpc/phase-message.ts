@@ -8,4 +8,5 @@ export const toPhaseMessage = (phase: PhaseRecord): boards.Phase => ({
   description: phase.description,
   index: phase.position,
   limit: phase.wipLimit ?? 0,
+  version: phase.version,
 });

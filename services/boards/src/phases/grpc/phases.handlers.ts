@@ -71,6 +71,7 @@ export function phasesHandlers(logger: Logger, useCases: PhasesUseCases): boards
           description: mask.has('description') ? request.description : undefined,
           index: mask.has('index') ? request.index : undefined,
           limit: mask.has('limit') ? request.limit : undefined,
+          expectedVersion: request.expected_version,
         });
         return { phase: toPhaseMessage(phase) };
       },
@@ -79,7 +80,7 @@ export function phasesHandlers(logger: Logger, useCases: PhasesUseCases): boards
     DeletePhase: unary(
       logger,
       async (request: boards.DeletePhaseRequest__Output): Promise<boards.DeletePhaseResponse> => {
-        await useCases.deletePhase(request.project_id, request.phase_id);
+        await useCases.deletePhase(request.project_id, request.phase_id, request.expected_version);
         return {};
       },
     ),

@@ -1,5 +1,5 @@
 import { makeEvent, storyDeletedV1 } from '@flowboard/events';
-import { DomainError } from '@flowboard/service-kit';
+import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { requirePositiveId } from '../../shared/domain/ids';
 import type { StoriesStore } from './stories-store';
 
@@ -8,6 +8,8 @@ export interface DeleteStoryCommand {
   storyId: number;
   deletedBy: number;
   requestId?: string;
+  /** 0 or undefined = unconditional; else the story goes only if it is at this version. */
+  expectedVersion?: number;
 }
 
 export type DeleteStory = (command: DeleteStoryCommand) => Promise<void>;
@@ -18,12 +20,19 @@ export type DeleteStory = (command: DeleteStoryCommand) => Promise<void>;
  * transaction, so it is published exactly when the delete commits. `signal` wakes the outbox relay.
  */
 export function makeDeleteStory(store: StoriesStore, signal: () => void = () => undefined): DeleteStory {
-  return async ({ projectId: rawProjectId, storyId, deletedBy, requestId }) => {
+  return async ({ projectId: rawProjectId, storyId, deletedBy, requestId, expectedVersion: rawVersion }) => {
     const projectId = requirePositiveId('project_id', rawProjectId);
-    if (!Number.isSafeInteger(storyId) || storyId <= 0) throw new DomainError('NotFound', 'Story not found');
+    const notFound = () => new DomainError('NotFound', 'Story not found');
+    if (!Number.isSafeInteger(storyId) || storyId <= 0) throw notFound();
+    const expectedVersion = parseExpectedVersion(rawVersion);
     await store.transaction(async (tx) => {
-      if (!(await tx.stories.delete(projectId, storyId)))
-        throw new DomainError('NotFound', 'Story not found');
+      if (expectedVersion !== undefined) {
+        // The row lock holds the version until the delete: a concurrent update waits, or has raised it.
+        const found = await tx.stories.findForUpdate(projectId, storyId);
+        if (!found) throw notFound();
+        requireVersion('Story', storyId, found.story.version, expectedVersion);
+      }
+      if (!(await tx.stories.delete(projectId, storyId))) throw notFound();
       const event = makeEvent(storyDeletedV1, 'boards', {
         projectId,
         storyId,

@@ -23,6 +23,8 @@ export interface StoryRecord {
   ownerId: number | null;
   deadline: Date | null;
   createdAt: Date;
+  /** Kept by the database (migration 0009): 1 when created, +1 with each change of what the API shows. */
+  version: number;
 }
 
 export interface NewStoryRecord {

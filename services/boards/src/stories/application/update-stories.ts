@@ -6,7 +6,10 @@ import type { StoryRecord, UserAlias } from './ports';
 import type { StoriesStore } from './stories-store';
 import { applyStoryChanges, parseStoryChanges, type UpdateStoryCommand } from './update-story';
 
-export interface UpdateStoriesCommand extends Omit<UpdateStoryCommand, 'projectId' | 'storyId'> {
+export interface UpdateStoriesCommand extends Omit<
+  UpdateStoryCommand,
+  'projectId' | 'storyId' | 'expectedVersion'
+> {
   projectId: number;
   where: string;
   users: readonly UserAlias[];

@@ -1,4 +1,4 @@
-import { DomainError } from '@flowboard/service-kit';
+import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { stepTypeForStatus } from '../../phases/domain/phases';
 import { optionalId, requirePositiveId } from '../../shared/domain/ids';
 import { parseColor } from '../domain/color';
@@ -25,6 +25,8 @@ export interface UpdateStoryCommand {
   ownerId?: number;
   /** "" = clear. */
   deadline?: string;
+  /** 0 or undefined = unconditional; else the update happens only if the story is at this version. */
+  expectedVersion?: number;
 }
 
 export type UpdateStory = (command: UpdateStoryCommand) => Promise<StoryRecord>;
@@ -41,9 +43,10 @@ export function makeUpdateStory(store: StoriesStore): UpdateStory {
     const notFound = () => new DomainError('NotFound', 'Story not found');
     if (!Number.isSafeInteger(storyId) || storyId <= 0) throw notFound();
     const changes = parseStoryChanges(command);
+    const expectedVersion = parseExpectedVersion(command.expectedVersion);
     return store.transaction(async (tx) => {
       if (!(await tx.boards.lock(projectId))) throw notFound();
-      const updated = await applyStoryChanges(tx, projectId, storyId, changes);
+      const updated = await applyStoryChanges(tx, projectId, storyId, changes, expectedVersion);
       if (!updated) throw notFound();
       return updated;
     });
@@ -65,7 +68,9 @@ export interface StoryChanges {
 }
 
 /** Field validation, before any I/O. */
-export function parseStoryChanges(command: Omit<UpdateStoryCommand, 'projectId' | 'storyId'>): StoryChanges {
+export function parseStoryChanges(
+  command: Omit<UpdateStoryCommand, 'projectId' | 'storyId' | 'expectedVersion'>,
+): StoryChanges {
   if (command.phaseId !== undefined && (!Number.isSafeInteger(command.phaseId) || command.phaseId <= 0)) {
     throw new DomainError('InvalidArgument', 'Invalid phase: expected a phase id.', {
       problem: 'invalid-reference',
@@ -87,17 +92,20 @@ export function parseStoryChanges(command: Omit<UpdateStoryCommand, 'projectId' 
 
 /**
  * Applies validated changes to one story inside a transaction that holds the board row lock; undefined when
- * the story does not exist.
+ * the story does not exist. With `expectedVersion`, the locked story must be at that version
+ * (PreconditionFailed before any other rule, nothing written).
  */
 export async function applyStoryChanges(
   tx: StoriesRepositories,
   projectId: number,
   storyId: number,
   changes: StoryChanges,
+  expectedVersion?: number,
 ): Promise<StoryRecord | undefined> {
   const found = await tx.stories.findForUpdate(projectId, storyId);
   if (!found) return undefined;
   const { story } = found;
+  requireVersion('Story', story.id, story.version, expectedVersion);
   const previousStatus = story.status;
 
   let move: { phaseId: number; position: number; lastPosition: number } | undefined;

@@ -22,11 +22,13 @@ export interface StoryRow {
   owner_id: number | null;
   deadline: Date | null;
   created_at: Date;
+  version: number;
 }
 
 /** The story columns with its phase's name, over `stories s JOIN phases p` (owned-stories-reader's too). */
 export const COLUMNS = `s.project_id, s.id, s.text, s.details, s.size, s.priority, s.color, s.status, s.blocked_reason,
-  s.phase_id, p.name AS phase_name, s.board_position, s.creator_id, s.owner_id, s.deadline, s.created_at`;
+  s.phase_id, p.name AS phase_name, s.board_position, s.creator_id, s.owner_id, s.deadline, s.created_at,
+  s.version`;
 
 export const toStoryRecord = (row: StoryRow): StoryRecord => ({
   projectId: row.project_id,
@@ -44,6 +46,7 @@ export const toStoryRecord = (row: StoryRow): StoryRecord => ({
   ownerId: row.owner_id,
   deadline: row.deadline,
   createdAt: row.created_at,
+  version: row.version,
 });
 
 export function storyRepository(db: Queryable): StoryRepository {

@@ -7,7 +7,7 @@ import { toStoryMessage } from './story-message';
 
 /** The request's fields named in `update_mask`, as an UpdateStoryCommand (unknown names are ignored). */
 function updateCommand(
-  request: Omit<boards.UpdateStoryRequest__Output, 'story_id'> & { story_id?: number },
+  request: Omit<boards.UpdateStoryRequest__Output, 'story_id' | 'expected_version'> & { story_id?: number },
 ): UpdateStoryCommand {
   const mask = new Set(request.update_mask);
   const has = (name: string) => mask.has(name);
@@ -97,7 +97,10 @@ export function storiesHandlers(logger: Logger, useCases: StoriesUseCases): boar
     UpdateStory: unary(
       logger,
       async (request: boards.UpdateStoryRequest__Output): Promise<boards.UpdateStoryResponse> => {
-        const story = await useCases.updateStory(updateCommand(request));
+        const story = await useCases.updateStory({
+          ...updateCommand(request),
+          expectedVersion: request.expected_version,
+        });
         return { story: toStoryMessage(story) };
       },
     ),
@@ -110,6 +113,7 @@ export function storiesHandlers(logger: Logger, useCases: StoriesUseCases): boar
           storyId: request.story_id,
           deletedBy: requireUser(ctx),
           requestId: ctx.requestId,
+          expectedVersion: request.expected_version,
         });
         return {};
       },

@@ -21,4 +21,5 @@ export const toStoryMessage = (story: StoryRecord): boards.Story => ({
   creator_id: story.creatorId,
   owner_id: story.ownerId ?? 0,
   create_time: formatTimestamp(story.createdAt),
+  version: story.version,
 });

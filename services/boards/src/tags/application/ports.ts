@@ -7,6 +7,8 @@ export interface TagRecord {
   id: number;
   projectId: number;
   name: string;
+  /** Kept by the database (migration 0009): 1 when created, +1 with each rename. */
+  version: number;
 }
 
 /** A story carrying a tag, as the tag's `stories` enrichment shows it. */
@@ -25,6 +27,8 @@ export interface TagRepository {
   findByIds(projectId: number, tagIds: readonly number[]): Promise<TagRecord[]>;
   /** Locks the tag row (FOR NO KEY UPDATE) until the transaction ends; false when there is no such tag. */
   lock(projectId: number, tagId: number): Promise<boolean>;
+  /** The tag, locked as by `lock`; undefined when there is no such tag. */
+  findForUpdate(projectId: number, tagId: number): Promise<TagRecord | undefined>;
   /** Inserts a tag; a name taken (ignoring case) → Conflict, no board → NotFound. */
   insert(projectId: number, name: string): Promise<TagRecord>;
   /** The tag with this name (ignoring case), created when there is none; safe against concurrent creates. */

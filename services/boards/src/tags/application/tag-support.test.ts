@@ -6,7 +6,7 @@ import { MAX_TAG_REFS } from '../domain/tags';
 
 /** An in-memory tag table with just what resolution reads and writes. */
 function fakeTags(initial: Array<[number, string]>) {
-  const tags: TagRecord[] = initial.map(([id, name]) => ({ id, projectId: 1, name }));
+  const tags: TagRecord[] = initial.map(([id, name]) => ({ id, projectId: 1, name, version: 1 }));
   const ensured: string[] = [];
   let nextId = 100;
   const repo: Partial<TagRepository> = {
@@ -17,7 +17,7 @@ function fakeTags(initial: Array<[number, string]>) {
       ensured.push(name);
       const found = tags.find((t) => t.name.toLowerCase() === name.toLowerCase());
       if (found) return found;
-      const tag = { id: ++nextId, projectId: 1, name };
+      const tag = { id: ++nextId, projectId: 1, name, version: 1 };
       tags.push(tag);
       return tag;
     },

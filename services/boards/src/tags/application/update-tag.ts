@@ -1,3 +1,4 @@
+import { parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { parseTagName } from '../domain/tags';
 import type { TagRecord } from './ports';
 import { projectKey, resolvePathTag, tagNotFound } from './tag-support';
@@ -8,18 +9,29 @@ export interface UpdateTagCommand {
   tag: string;
   /** Undefined: the tag is answered unchanged. */
   name?: string;
+  /** 0 or undefined = unconditional; else the rename happens only if the tag is at this version. */
+  expectedVersion?: number;
 }
 
 export type UpdateTag = (command: UpdateTagCommand) => Promise<TagRecord>;
 
-/** Renames a tag; its links are by id, so it stays on its stories. A name taken by another tag → 409. */
+/**
+ * Renames a tag; its links are by id, so it stays on its stories. A name taken by another tag → 409. The tag
+ * row is locked before the version check, so no other rename or delete comes between the check and the write.
+ */
 export function makeUpdateTag(store: TagsStore): UpdateTag {
   return async (command) => {
     const projectId = projectKey(command.projectId);
-    const tag = await resolvePathTag(store, projectId, command.tag);
-    if (command.name === undefined) return tag;
-    const renamed = await store.tags.rename(projectId, tag.id, parseTagName(command.name));
-    if (!renamed) throw tagNotFound(); // deleted meanwhile
-    return renamed;
+    const expectedVersion = parseExpectedVersion(command.expectedVersion);
+    return store.transaction(async (tx) => {
+      const resolved = await resolvePathTag(tx, projectId, command.tag);
+      const tag = await tx.tags.findForUpdate(projectId, resolved.id);
+      if (!tag) throw tagNotFound(); // deleted meanwhile
+      requireVersion('Tag', tag.id, tag.version, expectedVersion);
+      if (command.name === undefined) return tag;
+      const renamed = await tx.tags.rename(projectId, tag.id, parseTagName(command.name));
+      if (!renamed) throw tagNotFound();
+      return renamed;
+    });
   };
 }

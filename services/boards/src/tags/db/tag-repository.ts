@@ -12,11 +12,17 @@ interface TagRow {
   id: number;
   project_id: number;
   name: string;
+  version: number;
 }
 
-const COLUMNS = 'id, project_id, name';
+const COLUMNS = 'id, project_id, name, version';
 
-const toTagRecord = (row: TagRow): TagRecord => ({ id: row.id, projectId: row.project_id, name: row.name });
+const toTagRecord = (row: TagRow): TagRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  name: row.name,
+  version: row.version,
+});
 
 const nameTaken = (name: string, cause: unknown) =>
   new DomainError('Conflict', `A tag named '${name}' already exists in this project.`, { cause });
@@ -74,6 +80,15 @@ export function tagRepository(db: Queryable): TagRepository {
         [projectId, tagId],
       );
       return result.rowCount === 1;
+    },
+
+    async findForUpdate(projectId, tagId) {
+      const result = await db.query<TagRow>(
+        `SELECT ${COLUMNS} FROM tags WHERE project_id = $1 AND id = $2 FOR NO KEY UPDATE`,
+        [projectId, tagId],
+      );
+      const row = result.rows[0];
+      return row ? toTagRecord(row) : undefined;
     },
 
     async insert(projectId, name) {
@@ -178,7 +193,7 @@ export function tagRepository(db: Queryable): TagRepository {
     async listForStory(projectId, storyId, offset, limit) {
       const result = await db.query<TagRow & { total: string | number }>(
         `WITH linked AS (
-           SELECT t.id, t.project_id, t.name FROM story_tags st
+           SELECT t.id, t.project_id, t.name, t.version FROM story_tags st
            JOIN tags t ON t.project_id = st.project_id AND t.id = st.tag_id
            WHERE st.project_id = $1 AND st.story_id = $2
          ), total AS (SELECT count(*) AS total FROM linked)
@@ -201,7 +216,7 @@ export function tagRepository(db: Queryable): TagRepository {
       // 38 ms instead of 0.3 ms on a board of 100,000 stories, since it can't know $1 is a big project.
       const result = await db.query<TagRow & { story_id: number }>({
         name: 'boards-story-tags',
-        text: `SELECT st.story_id, t.id, t.project_id, t.name
+        text: `SELECT st.story_id, t.id, t.project_id, t.name, t.version
          FROM (SELECT DISTINCT unnest($2::bigint[]) AS story_id) page
          JOIN story_tags st ON st.project_id = $1 AND st.story_id = page.story_id
          JOIN tags t ON t.project_id = st.project_id AND t.id = st.tag_id

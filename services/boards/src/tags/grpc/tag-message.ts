@@ -2,7 +2,11 @@ import type { boards } from '@flowboard/proto';
 import type { TagRecord } from '../application/ports';
 
 /** TagRecord → Tag message. */
-export const toTagMessage = (tag: TagRecord): boards.Tag => ({ id: tag.id, name: tag.name });
+export const toTagMessage = (tag: TagRecord): boards.Tag => ({
+  id: tag.id,
+  name: tag.name,
+  version: tag.version,
+});
 
 /** The `tags` enrichment of stories (BatchGetStoryTags; ListStories with include_tags), in map order. */
 export const storyTagsMessages = (byStory: ReadonlyMap<number, TagRecord[]>): boards.StoryTags[] =>

@@ -55,6 +55,7 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
             projectId: r.project_id,
             tag: r.tag,
             name: r.update_mask.includes('name') ? r.name : undefined,
+            expectedVersion: r.expected_version,
           }),
         ),
       }),
@@ -63,7 +64,7 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
     DeleteTag: unary(
       logger,
       async (r: boards.DeleteTagRequest__Output): Promise<boards.DeleteTagResponse> => {
-        await useCases.deleteTag(r.project_id, r.tag);
+        await useCases.deleteTag(r.project_id, r.tag, r.expected_version);
         return {};
       },
     ),

@@ -15,6 +15,8 @@ export interface TaskRecord {
   createdAt: Date;
   finishedAt: Date | null;
   finishedBy: number | null;
+  /** Kept by the database (migration 0009): 1 when created, +1 with each change of what the API shows. */
+  version: number;
 }
 
 /** What a task write stores (validated; status and finish fields consistent). */

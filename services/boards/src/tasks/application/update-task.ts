@@ -1,3 +1,4 @@
+import { parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { requirePositiveId } from '../../shared/domain/ids';
 import { childId, storyKey, storyNotFound } from '../../stories/application/story-children';
 import { applyTaskStatus, parseTaskStatus, parseTaskText } from '../domain/tasks';
@@ -13,6 +14,8 @@ export interface UpdateTaskCommand {
   text?: string;
   status?: string;
   callerId: number;
+  /** 0 or undefined = unconditional; else the update happens only if the task is at this version. */
+  expectedVersion?: number;
 }
 
 export type UpdateTask = (command: UpdateTaskCommand) => Promise<TaskRecord>;
@@ -22,12 +25,15 @@ export function makeUpdateTask(store: TasksStore): UpdateTask {
   return async (command) => {
     const key = storyKey(command.projectId, command.storyId);
     const caller = requirePositiveId('caller', command.callerId);
+    const expectedVersion = parseExpectedVersion(command.expectedVersion);
     return store.transaction(async (tx) => {
+      // Every task write holds the story lock, so the task read under it stays as it is until the commit.
       if (!(await tx.tasks.lockStory(key.projectId, key.storyId))) throw storyNotFound();
       const task = childId(command.taskId)
         ? await tx.tasks.find(key.projectId, key.storyId, command.taskId)
         : undefined;
       if (!task) throw taskNotFound();
+      requireVersion('Task', task.id, task.version, expectedVersion);
       const text = command.text === undefined ? task.text : parseTaskText(command.text);
       const completion =
         command.status === undefined

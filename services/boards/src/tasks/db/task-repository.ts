@@ -12,9 +12,11 @@ interface TaskRow {
   created_at: Date;
   finished_at: Date | null;
   finished_by: number | null;
+  version: number;
 }
 
-const COLUMNS = 'id, project_id, story_id, text, status, position, created_at, finished_at, finished_by';
+const COLUMNS =
+  'id, project_id, story_id, text, status, position, created_at, finished_at, finished_by, version';
 
 const toTaskRecord = (row: TaskRow): TaskRecord => ({
   id: row.id,
@@ -26,6 +28,7 @@ const toTaskRecord = (row: TaskRow): TaskRecord => ({
   createdAt: row.created_at,
   finishedAt: row.finished_at,
   finishedBy: row.finished_by,
+  version: row.version,
 });
 
 export function taskRepository(db: Queryable): TaskRepository {

@@ -10,4 +10,5 @@ export const toTaskMessage = (task: TaskRecord): boards.Task => ({
   create_time: formatTimestamp(task.createdAt),
   finish_time: formatOptionalTimestamp(task.finishedAt),
   finished_by: task.finishedBy ?? 0,
+  version: task.version,
 });

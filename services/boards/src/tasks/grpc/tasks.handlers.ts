@@ -56,6 +56,7 @@ export function tasksHandlers(logger: Logger, useCases: TasksUseCases): boards.T
           text: mask.has('text') ? request.text : undefined,
           status: mask.has('status') ? request.status : undefined,
           callerId: requireUser(ctx),
+          expectedVersion: request.expected_version,
         });
         return { task: toTaskMessage(task) };
       },
@@ -64,7 +65,12 @@ export function tasksHandlers(logger: Logger, useCases: TasksUseCases): boards.T
     DeleteTask: unary(
       logger,
       async (request: boards.DeleteTaskRequest__Output): Promise<boards.DeleteTaskResponse> => {
-        await useCases.deleteTask(request.project_id, request.story_id, request.task_id);
+        await useCases.deleteTask(
+          request.project_id,
+          request.story_id,
+          request.task_id,
+          request.expected_version,
+        );
         return {};
       },
     ),

@@ -37,7 +37,7 @@ const DOWNLOAD_STATUSES = new Set([200, 206, 416]);
 
 const attachmentReply = (attachment: filesProto.Attachment__Output | null) => {
   if (!attachment) throw new DomainError('Internal', 'files returned no attachment');
-  return resource('attachment', attachmentMessageDto(attachment));
+  return resource('attachment', attachmentMessageDto(attachment), attachment.version);
 };
 
 /**
@@ -95,17 +95,30 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
         });
       call.enrichments(ATTACHMENT_ENRICHMENTS);
       const fileName = optionalString(fields, 'filename', 'fileName');
-      const { attachment } =
-        fileName === undefined
-          ? await files.getAttachment(ids(call))
-          : await files.renameAttachment({ ...ids(call), file_name: fileName });
+      const expected = call.expectedVersion();
+      if (fileName !== undefined) {
+        const { attachment } = await files.renameAttachment({
+          ...ids(call),
+          file_name: fileName,
+          expected_version: expected,
+        });
+        return attachmentReply(attachment);
+      }
+      // Nothing to change: still, a stale If-Match is refused as it would be for a rename.
+      const { attachment } = await files.getAttachment(ids(call));
+      if (expected !== 0 && attachment && attachment.version !== expected) {
+        throw new DomainError(
+          'PreconditionFailed',
+          `Attachment ${attachment.id} is at version ${attachment.version}, not ${expected}.`,
+        );
+      }
       return attachmentReply(attachment);
     },
 
     /** Removes the row and the stored object (files logs an object it could not remove for a sweeper). */
     async remove(call: Call): Promise<Reply> {
       await requireStory(call);
-      await files.deleteAttachment(ids(call));
+      await files.deleteAttachment({ ...ids(call), expected_version: call.expectedVersion() });
       return empty();
     },
 
@@ -199,17 +212,20 @@ export const attachmentOperations = resourceOperations('Attachments', attachment
   }),
   get(`${S}/attachments/:attachmentId`, 'getAttachment', 'Get an attachment', {
     access: 'Read',
+    conditional: true,
     ok: { one: 'Attachment' },
     handler: 'get',
   }),
   put(`${S}/attachments/:attachmentId`, 'renameAttachment', 'Rename an attachment', {
     access: 'ReadWrite',
+    conditional: true,
     body: 'AttachmentRename',
     ok: { one: 'Attachment' },
     handler: 'rename',
   }),
   del(`${S}/attachments/:attachmentId`, 'deleteAttachment', 'Delete an attachment', {
     access: 'ReadWrite',
+    conditional: true,
     ok: 'empty',
     handler: 'remove',
   }),

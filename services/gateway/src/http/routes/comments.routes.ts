@@ -26,7 +26,7 @@ export function commentHandlers({ boards, users: directory }: RouteDeps) {
   async function commentReply(comment: boards.Comment__Output | null): Promise<Reply> {
     if (!comment) throw new DomainError('Internal', 'boards returned no comment');
     const users = await directory.resolve(commentUserIds([comment]));
-    return resource('comment', commentDto(comment, users));
+    return resource('comment', commentDto(comment, users), comment.version);
   }
 
   return {
@@ -79,6 +79,7 @@ export function commentHandlers({ boards, users: directory }: RouteDeps) {
       const { comment } = await boards.updateComment({
         ...ids(call),
         comment_id: call.id('commentId'),
+        expected_version: call.expectedVersion(),
         update_mask: text === undefined ? [] : ['text'],
         text: text ?? '',
       });
@@ -90,6 +91,7 @@ export function commentHandlers({ boards, users: directory }: RouteDeps) {
       await boards.deleteComment({
         ...ids(call),
         comment_id: call.id('commentId'),
+        expected_version: call.expectedVersion(),
         is_admin: call.project.access === 'admin',
       });
       return empty();
@@ -113,12 +115,14 @@ export const commentOperations = resourceOperations('Comments', commentHandlers,
   }),
   get(`${S}/comments/:commentId`, 'getComment', 'Get a comment', {
     access: 'Read',
+    conditional: true,
     cached: servableFromCache,
     ok: { one: 'Comment' },
     handler: 'get',
   }),
   put(`${S}/comments/:commentId`, 'updateComment', 'Update a comment', {
     access: 'ReadWrite',
+    conditional: true,
     body: 'CommentUpdate',
     ok: { one: 'Comment' },
     description: "Only the comment's author (others \u2192 403).",
@@ -126,6 +130,7 @@ export const commentOperations = resourceOperations('Comments', commentHandlers,
   }),
   del(`${S}/comments/:commentId`, 'deleteComment', 'Delete a comment', {
     access: 'ReadWrite',
+    conditional: true,
     ok: 'empty',
     handler: 'remove',
   }),

@@ -84,7 +84,7 @@ export function phaseHandlers(deps: RouteDeps) {
     if (!phase) throw new DomainError('Internal', 'boards returned no phase');
     const dto = phaseDto(phase);
     if (enrich.has('stories')) dto.stories = (await storiesByPhase(call)).get(phase.id) ?? [];
-    return resource('phase', dto);
+    return resource('phase', dto, phase.version);
   }
 
   async function phasesPage(call: Call, phases: boards.Phase__Output[], enrich: ReadonlySet<string>) {
@@ -161,6 +161,7 @@ export function phaseHandlers(deps: RouteDeps) {
         project_id: projectId,
         phase_id: phaseId,
         update_mask: [],
+        expected_version: call.expectedVersion(),
       };
       const mask = request.update_mask as string[];
       // null is "unset" as for every optional field (docs/compat.md §1.4): the name stays.
@@ -187,7 +188,11 @@ export function phaseHandlers(deps: RouteDeps) {
     },
 
     async remove(call: Call): Promise<Reply> {
-      await boards.deletePhase({ project_id: call.project.projectId, phase_id: call.id('phaseId') });
+      await boards.deletePhase({
+        project_id: call.project.projectId,
+        phase_id: call.id('phaseId'),
+        expected_version: call.expectedVersion(),
+      });
       return empty();
     },
 
@@ -262,6 +267,7 @@ export const phaseOperations = resourceOperations('Phases', phaseHandlers, [
   }),
   get(`${P}/phases/:phaseId`, 'getPhase', 'Get a phase', {
     access: 'Read',
+    conditional: true,
     cached: servableFromCache,
     with: 'phase',
     ok: { one: 'Phase' },
@@ -269,6 +275,7 @@ export const phaseOperations = resourceOperations('Phases', phaseHandlers, [
   }),
   put(`${P}/phases/:phaseId`, 'updatePhase', 'Update a phase', {
     access: 'Admin',
+    conditional: true,
     with: 'phase',
     body: 'PhaseUpdate',
     ok: { one: 'Phase' },
@@ -276,6 +283,7 @@ export const phaseOperations = resourceOperations('Phases', phaseHandlers, [
   }),
   del(`${P}/phases/:phaseId`, 'deletePhase', 'Delete a phase', {
     access: 'Admin',
+    conditional: true,
     ok: 'empty',
     errors: [409],
     description: 'Backlog and Archive cannot be deleted (400); a phase holding stories \u2192 409.',

@@ -57,7 +57,7 @@ export function projectHandlers(deps: RouteDeps) {
     ]);
     const project = got?.project ?? known.project;
     if (!project) throw new DomainError('Internal', 'GetProject returned no project');
-    return projectDto(project, {
+    const dto = projectDto(project, {
       details: enrich.has('details'),
       members: enrich.has('members') ? (got?.members ?? []) : undefined,
       metrics: metrics?.get(projectId),
@@ -65,6 +65,7 @@ export function projectHandlers(deps: RouteDeps) {
       roles: enrich.has('roles') ? (got?.roles ?? []) : undefined,
       invites: enrich.has('invites') ? (got?.invites ?? []) : undefined,
     });
+    return resource('project', dto, project.version);
   }
 
   return {
@@ -98,12 +99,12 @@ export function projectHandlers(deps: RouteDeps) {
         );
         throw err;
       });
-      return resource('project', await projectView(project.id, enrich, { project, phases }));
+      return projectView(project.id, enrich, { project, phases });
     },
 
     async get(call: Call): Promise<Reply> {
       const enrich = projectEnrichments(call, call.project.access);
-      return resource('project', await projectView(call.project.projectId, enrich));
+      return projectView(call.project.projectId, enrich);
     },
 
     /**
@@ -164,6 +165,7 @@ export function projectHandlers(deps: RouteDeps) {
       try {
         await membership.updateProject({
           project_id: projectId,
+          expected_version: call.expectedVersion(),
           ...(name === undefined ? {} : { name }),
           ...(description === undefined ? {} : { description }),
           ...(details === undefined ? {} : { details }),
@@ -173,7 +175,7 @@ export function projectHandlers(deps: RouteDeps) {
         // Cached access decisions carry the owner and the project's name (shown in every story): both must go.
         if (owner || name !== undefined) await access.forgetProject(projectId);
       }
-      return resource('project', await projectView(projectId, enrich));
+      return projectView(projectId, enrich);
     },
 
     /**
@@ -185,7 +187,7 @@ export function projectHandlers(deps: RouteDeps) {
         throw new DomainError('PermissionDenied', 'Only the owner can delete a project.');
       const projectId = call.project.projectId;
       try {
-        await membership.deleteProject({ project_id: projectId });
+        await membership.deleteProject({ project_id: projectId, expected_version: call.expectedVersion() });
       } finally {
         await access.forgetProject(projectId);
       }
@@ -217,12 +219,14 @@ export const projectOperations = resourceOperations('Projects and members', proj
   }),
   get(P, 'getProject', 'Get a project', {
     access: 'Read',
+    conditional: true,
     with: 'project',
     ok: { one: 'Project' },
     handler: 'get',
   }),
   put(P, 'updateProject', 'Update a project', {
     access: 'Admin',
+    conditional: true,
     with: 'project',
     body: 'ProjectUpdate',
     ok: { one: 'Project' },
@@ -231,6 +235,7 @@ export const projectOperations = resourceOperations('Projects and members', proj
   // Owner only; the handler refuses other admins with 403 (docs/compat.md §6).
   del(P, 'deleteProject', 'Delete a project', {
     access: 'Admin',
+    conditional: true,
     ok: 'empty',
     addition: true,
     description: 'Owner only (other admins get 403). Deletes everything, stored files included.',

@@ -41,7 +41,7 @@ const where = (call: Call) => call.query.get('where') ?? '';
 export function roleHandlers({ membership, access }: RouteDeps) {
   const roleReply = (role: membership.Role__Output | null) => {
     if (!role) throw new DomainError('Internal', 'membership returned no role');
-    return resource('role', roleDto(role));
+    return resource('role', roleDto(role), role.version);
   };
   const membersPage = (call: Call, members: membership.User__Output[]) =>
     page('user', pageOf(members.map(userDto), call.paging()));
@@ -97,6 +97,7 @@ export function roleHandlers({ membership, access }: RouteDeps) {
         membership.updateRole({
           project_id: projectId,
           role_id: roleId,
+          expected_version: call.expectedVersion(),
           ...(name === undefined ? {} : { name }),
           ...(roleAccess === undefined ? {} : { access: roleAccess }),
         }),
@@ -106,7 +107,11 @@ export function roleHandlers({ membership, access }: RouteDeps) {
 
     async delete(call: Call): Promise<Reply> {
       await write(call, () =>
-        membership.deleteRole({ project_id: call.project.projectId, role_id: call.id('roleId') }),
+        membership.deleteRole({
+          project_id: call.project.projectId,
+          role_id: call.id('roleId'),
+          expected_version: call.expectedVersion(),
+        }),
       );
       return empty();
     },
@@ -177,17 +182,20 @@ export const roleOperations = resourceOperations('Roles', roleHandlers, [
   }),
   get(`${P}/roles/:roleId`, 'getRole', 'Get a role', {
     access: 'Read',
+    conditional: true,
     ok: { one: 'Role' },
     handler: 'get',
   }),
   put(`${P}/roles/:roleId`, 'updateRole', 'Update a role', {
     access: 'Admin',
+    conditional: true,
     body: 'RoleUpdate',
     ok: { one: 'Role' },
     handler: 'update',
   }),
   del(`${P}/roles/:roleId`, 'deleteRole', 'Delete a role', {
     access: 'Admin',
+    conditional: true,
     ok: 'empty',
     handler: 'delete',
   }),

@@ -164,7 +164,7 @@ export function storyHandlers(deps: RouteDeps) {
   async function storyReply(call: Call, story: boards.Story__Output | null, enrich: ReadonlySet<string>) {
     if (!story) throw new DomainError('Internal', 'boards returned no story');
     const [dto] = await storyDtos(call, [story], enrich);
-    return resource('story', dto as Dto);
+    return resource('story', dto as Dto, story.version);
   }
 
   const members = async (projectId: number): Promise<membership.User__Output[]> =>
@@ -303,7 +303,12 @@ export function storyHandlers(deps: RouteDeps) {
       const storyId = call.id('storyId');
       const enrich = call.enrichments(STORY_ENRICHMENTS);
       const changes = await storyChanges(projectId, (await call.body()).object());
-      const { story } = await boards.updateStory({ project_id: projectId, story_id: storyId, ...changes });
+      const { story } = await boards.updateStory({
+        project_id: projectId,
+        story_id: storyId,
+        expected_version: call.expectedVersion(),
+        ...changes,
+      });
       return storyReply(call, story, enrich);
     },
 
@@ -338,7 +343,11 @@ export function storyHandlers(deps: RouteDeps) {
     },
 
     async remove(call: Call): Promise<Reply> {
-      await boards.deleteStory({ project_id: call.project.projectId, story_id: call.id('storyId') });
+      await boards.deleteStory({
+        project_id: call.project.projectId,
+        story_id: call.id('storyId'),
+        expected_version: call.expectedVersion(),
+      });
       return empty();
     },
   };
@@ -389,6 +398,7 @@ export const storyOperations = resourceOperations('Stories', storyHandlers, [
   }),
   get(S, 'getStory', 'Get a story', {
     access: 'Read',
+    conditional: true,
     cached: servableFromCache,
     with: 'story',
     ok: { one: 'Story' },
@@ -396,6 +406,7 @@ export const storyOperations = resourceOperations('Stories', storyHandlers, [
   }),
   put(S, 'updateStory', 'Update a story', {
     access: 'ReadWrite',
+    conditional: true,
     // A move records a milestone: a retried move must not record two.
     idempotencyKey: true,
     with: 'story',
@@ -405,6 +416,7 @@ export const storyOperations = resourceOperations('Stories', storyHandlers, [
   }),
   del(S, 'deleteStory', 'Delete a story', {
     access: 'ReadWrite',
+    conditional: true,
     ok: 'empty',
     description: 'Deletes its tasks, comments, attachments and tag links too.',
     handler: 'remove',

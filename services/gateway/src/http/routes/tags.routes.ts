@@ -50,7 +50,7 @@ export function tagHandlers(deps: RouteDeps) {
   async function tagReply(call: Call, tag: boards.Tag__Output | null, enrich: ReadonlySet<string>) {
     if (!tag) throw new DomainError('Internal', 'boards returned no tag');
     const [dto] = await tagDtos(call, [tag], enrich);
-    return resource('tag', dto as Dto);
+    return resource('tag', dto as Dto, tag.version);
   }
 
   async function tagsPage(
@@ -128,6 +128,7 @@ export function tagHandlers(deps: RouteDeps) {
       const { tag } = await boards.updateTag({
         project_id: call.project.projectId,
         tag: pathTag(call),
+        expected_version: call.expectedVersion(),
         update_mask: name === undefined ? [] : ['name'],
         name: name ?? '',
       });
@@ -136,7 +137,11 @@ export function tagHandlers(deps: RouteDeps) {
 
     /** `DELETE P/tags/{tag}`: the tag comes off every story. */
     async remove(call: Call): Promise<Reply> {
-      await boards.deleteTag({ project_id: call.project.projectId, tag: pathTag(call) });
+      await boards.deleteTag({
+        project_id: call.project.projectId,
+        tag: pathTag(call),
+        expected_version: call.expectedVersion(),
+      });
       return empty();
     },
 
@@ -283,6 +288,7 @@ export const tagOperations = resourceOperations('Tags', tagHandlers, [
   }),
   get(`${P}/tags/:tag(text)`, 'getTag', 'Get a tag', {
     access: 'Read',
+    conditional: true,
     cached: servableFromCache,
     with: 'tag',
     ok: { one: 'Tag' },
@@ -290,6 +296,7 @@ export const tagOperations = resourceOperations('Tags', tagHandlers, [
   }),
   put(`${P}/tags/:tag(text)`, 'renameTag', 'Rename a tag', {
     access: 'ReadWrite',
+    conditional: true,
     with: 'tag',
     body: 'TagRename',
     ok: { one: 'Tag' },
@@ -298,6 +305,7 @@ export const tagOperations = resourceOperations('Tags', tagHandlers, [
   }),
   del(`${P}/tags/:tag(text)`, 'deleteTag', 'Delete a tag', {
     access: 'ReadWrite',
+    conditional: true,
     ok: 'empty',
     handler: 'remove',
   }),

@@ -37,7 +37,7 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
   async function taskReply(task: boards.Task__Output | null): Promise<Reply> {
     if (!task) throw new DomainError('Internal', 'boards returned no task');
     const users = await directory.resolve(taskUserIds([task]));
-    return resource('task', taskDto(task, users));
+    return resource('task', taskDto(task, users), task.version);
   }
 
   return {
@@ -102,6 +102,7 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
       const { task } = await boards.updateTask({
         ...ids(call),
         task_id: call.id('taskId'),
+        expected_version: call.expectedVersion(),
         update_mask,
         text: text ?? '',
         status: status ?? '',
@@ -114,6 +115,7 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
         project_id: call.project.projectId,
         story_id: call.id('storyId'),
         task_id: call.id('taskId'),
+        expected_version: call.expectedVersion(),
       });
       return empty();
     },
@@ -142,18 +144,21 @@ export const taskOperations = resourceOperations('Tasks', taskHandlers, [
   }),
   get(`${S}/tasks/:taskId`, 'getTask', 'Get a task', {
     access: 'Read',
+    conditional: true,
     cached: servableFromCache,
     ok: { one: 'Task' },
     handler: 'get',
   }),
   put(`${S}/tasks/:taskId`, 'updateTask', 'Update a task', {
     access: 'ReadWrite',
+    conditional: true,
     body: 'TaskUpdate',
     ok: { one: 'Task' },
     handler: 'update',
   }),
   del(`${S}/tasks/:taskId`, 'deleteTask', 'Delete a task', {
     access: 'ReadWrite',
+    conditional: true,
     ok: 'empty',
     handler: 'remove',
   }),

@@ -47,6 +47,7 @@ export class FakeBoards {
         description,
         index,
         limit: index === 2 ? 3 : 0,
+        version: 1,
       }));
       this.phases.set(projectId, phases);
     }
@@ -144,6 +145,7 @@ export class FakeBoards {
           throw new DomainError('InvalidArgument', 'Unknown phase.', { problem: 'invalid-reference' });
         const id = [...this.stories.values()].filter((s) => s.project_id === req.project_id).length + 1;
         const story: boards.Story__Output = {
+          version: 1,
           project_id: req.project_id,
           id,
           text: req.text,
@@ -207,6 +209,7 @@ export class FakeBoards {
           description: req.description,
           index,
           limit: req.limit,
+          version: 1,
         };
         phases.splice(index, 0, phase);
         phases.forEach((p, i) => (p.index = i));
@@ -257,6 +260,7 @@ export class FakeBoards {
           throw new DomainError('InvalidArgument', 'Missing text.', { problem: 'invalid-field' });
         const complete = req.status === 'complete';
         const task: boards.Task__Output = {
+          version: 1,
           id: ++this.nextId,
           text: req.text,
           status: complete ? 'complete' : 'incomplete',
@@ -303,6 +307,7 @@ export class FakeBoards {
       })),
       CreateComment: h('CreateComment', async (req: boards.CreateCommentRequest__Output, userId) => {
         const comment = {
+          version: 1,
           id: ++this.nextId,
           text: req.text,
           create_time: '2011-02-17T20:04:00',

@@ -65,10 +65,11 @@ export class FakeMembership {
         details: 'Markdown *details*',
         create_time: '2011-02-17T18:47:16',
         owner,
+        version: 1,
       },
       roles: [
-        { id: ++this.nextId, name: 'Administrators', access: 'ACCESS_ADMIN', members: [owner] },
-        { id: ++this.nextId, name: 'Members', access: 'ACCESS_READWRITE', members: [] },
+        { id: ++this.nextId, name: 'Administrators', access: 'ACCESS_ADMIN', members: [owner], version: 1 },
+        { id: ++this.nextId, name: 'Members', access: 'ACCESS_READWRITE', members: [], version: 1 },
       ],
       access: new Map([[owner.id, 'ACCESS_ADMIN']]),
     };
