@@ -9,6 +9,7 @@
 //    one, and one or two of 20 tags (when the tag tables exist).
 // 3. Runs each scenario with autocannon at BENCH_CONNECTIONS connections for BENCH_DURATION seconds, after a
 //    short warm-up, and prints one table.
+import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -170,7 +171,11 @@ function cannon({ keys, method = 'GET', path, body, headers, duration, connectio
       return {
         ...req,
         path: p,
-        headers: { 'Content-Type': 'application/json', 'X-Zen-ApiKey': keys[i % keys.length], ...headers },
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Zen-ApiKey': keys[i % keys.length],
+          ...(typeof headers === 'function' ? headers(i) : headers),
+        },
         body: typeof body === 'function' ? JSON.stringify(body(i)) : body && JSON.stringify(body),
       };
     },
@@ -198,6 +203,8 @@ async function run(title, { duration = DURATION, connections = CONNECTIONS, alon
 }
 
 const rand = (n) => 1 + Math.floor(Math.random() * n);
+
+const IDEMPOTENT_POST = 'POST P/stories with Idempotency-Key';
 
 /** Never the same twice in a run (warm-ups included), so no read finds its answer cached. */
 let missSerial = 0;
@@ -306,6 +313,17 @@ async function main() {
       `GET P/stories?${tagsParam}page=1, Accept-Encoding: gzip`,
       { path: `${P}/stories?${tagsParam}page=1`, headers: { 'Accept-Encoding': 'gzip' } },
     ],
+    // The same creates as scenario 6, each with its own Idempotency-Key: what keeping answers for retries costs
+    // (the body read first, a claim and a completion in Redis, the answer sealed).
+    [
+      IDEMPOTENT_POST,
+      {
+        method: 'POST',
+        path: `${P}/stories`,
+        body: (i) => ({ text: `bench idempotent ${i}` }),
+        headers: () => ({ 'Idempotency-Key': `"${randomUUID()}"` }),
+      },
+    ],
   ];
   const only = optionValue('--only');
   const chosen = only
@@ -354,6 +372,13 @@ async function main() {
         `page 900 / page 1 at 32 connections, p50: ${(page900['p50 ms'] / page1['p50 ms']).toFixed(2)}x (target <= 1.5x)${flag(page1, page900)}`,
         `single-story GET: ${single['req/s']} req/s (target >= 2,000)${flag(single)}`,
       ].join('\n'),
+    );
+  const plainPost = rows.find((row) => row.scenario === 'POST P/stories');
+  const keyedPost = rows.find((row) => row.scenario === IDEMPOTENT_POST);
+  if (plainPost && keyedPost)
+    console.log(
+      `Idempotency-Key on POST: ${keyedPost['req/s']} req/s, ${keyedPost['CPU ms/req']} CPU ms/req ` +
+        `(without: ${plainPost['req/s']} req/s, ${plainPost['CPU ms/req']} CPU ms/req)${flag(plainPost, keyedPost)}`,
     );
   const failed = rows.filter((row) => row.errors > 0).map((row) => row.scenario);
   if (failed.length) console.log(`errors in: ${failed.join('; ')} (429: raise BENCH_KEYS)`);
