@@ -5,6 +5,7 @@ import {
   type FilterSet,
   type Operation as DeclaredOperation,
 } from '../http/operation';
+import { IDEMPOTENCY_KEY_PATTERN } from '../http/idempotent';
 import { ENRICHMENTS, OPERATIONS } from '../http/routes';
 import { FILTERS, TAGS } from './descriptions';
 
@@ -128,8 +129,8 @@ const HEADER_PARAMETERS: Record<string, Schema> = {
       '**Flowboard addition.** Makes a retry safe: the first answer is kept for 24 h and replayed ' +
       '(`Idempotent-Replayed: true`) for a retry with the same key and the same request; a different request ' +
       'with the key → 422; a retry while the first runs → 409. Keys are per caller; a quoted string (IETF ' +
-      'httpapi draft) or a bare token, 1–255 visible ASCII characters.',
-    schema: { type: 'string', minLength: 1, maxLength: 257 },
+      'httpapi draft) or bare: 1–255 visible ASCII characters without quotes or backslashes.',
+    schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
     examples: { uuid: { value: '"8e03978e-40d5-43e8-bc93-6894a57f9324"' } },
   },
 };
