@@ -41,6 +41,12 @@ type Entry =
   | { state: 'running'; token: string; fingerprint: string }
   | { state: 'done'; fingerprint: string; response: string };
 
+// Claims the key for a running request, or answers what it holds: one atomic round trip.
+const CLAIM = `local held = redis.call('GET', KEYS[1])
+if held then return held end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false`;
+
 // Each takes effect only while the key still holds this request's running entry (ARGV[1]): a lease that ran out
 // and was claimed by a retry is no longer ours to renew, complete or release.
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -54,6 +60,7 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 return 0`;
 
 interface LeaseCommands {
+  idempotencyClaim(key: string, running: string, leaseMs: number): Promise<string | null>;
   idempotencyRenew(key: string, running: string, leaseMs: number): Promise<number>;
   idempotencyComplete(key: string, running: string, done: string, ttlMs: number): Promise<number>;
   idempotencyRelease(key: string, running: string): Promise<number>;
@@ -72,6 +79,7 @@ export class IdempotencyStore {
     private readonly settings: IdempotencySettings,
     private readonly logger: Logger,
   ) {
+    redis.defineCommand('idempotencyClaim', { numberOfKeys: 1, lua: CLAIM });
     redis.defineCommand('idempotencyRenew', { numberOfKeys: 1, lua: RENEW });
     redis.defineCommand('idempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
     redis.defineCommand('idempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
@@ -81,24 +89,32 @@ export class IdempotencyStore {
   async claim(scope: string, idempotencyKey: string, fingerprint: string): Promise<Claim> {
     const key = `idempotency:${createHash('sha256').update(`${scope}\n${idempotencyKey}`).digest('hex')}`;
     const running = JSON.stringify({ state: 'running', token: randomUUID(), fingerprint } satisfies Entry);
-    // Two tries: an entry may expire between a refused SET and the GET that reads it.
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const [set, found] = await this.unavailableIfDown(async () => {
-        const set = await this.redis.set(key, running, 'PX', this.settings.leaseMs, 'NX');
-        return [set, set === 'OK' ? null : await this.redis.get(key)] as const;
+    const held = await this.redis
+      .idempotencyClaim(key, running, this.settings.leaseMs)
+      .catch((err: unknown) => {
+        throw new DomainError(
+          'Unavailable',
+          'Requests with an Idempotency-Key cannot be accepted right now.',
+          {
+            cause: err,
+          },
+        );
       });
-      if (set === 'OK')
-        return { kind: 'claimed', lease: this.lease(key, running, { idempotencyKey, scope }) };
-      if (found === null) continue;
-      const entry = JSON.parse(found) as Entry;
-      if (entry.fingerprint !== fingerprint) return { kind: 'reused' };
-      if (entry.state === 'running') return { kind: 'in-progress' };
-      return { kind: 'replay', response: decode(open(entry.response, idempotencyKey, scope)) };
+    if (held === null) {
+      return { kind: 'claimed', lease: this.lease(key, running, fingerprint, { idempotencyKey, scope }) };
     }
-    return { kind: 'in-progress' };
+    const entry = JSON.parse(held) as Entry;
+    if (entry.fingerprint !== fingerprint) return { kind: 'reused' };
+    if (entry.state === 'running') return { kind: 'in-progress' };
+    return { kind: 'replay', response: decode(open(entry.response, idempotencyKey, scope)) };
   }
 
-  private lease(key: string, running: string, sealFor: { idempotencyKey: string; scope: string }): Lease {
+  private lease(
+    key: string,
+    running: string,
+    fingerprint: string,
+    sealFor: { idempotencyKey: string; scope: string },
+  ): Lease {
     const { leaseMs, ttlMs } = this.settings;
     const renewal = setInterval(() => {
       this.redis.idempotencyRenew(key, running, leaseMs).catch((err: Error) => {
@@ -106,7 +122,6 @@ export class IdempotencyStore {
       });
     }, leaseMs / 3);
     renewal.unref();
-    const { fingerprint } = JSON.parse(running) as Entry;
     return {
       complete: async (response) => {
         clearInterval(renewal);
@@ -132,16 +147,6 @@ export class IdempotencyStore {
       },
       settled: () => clearInterval(renewal),
     };
-  }
-
-  private async unavailableIfDown<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw new DomainError('Unavailable', 'Requests with an Idempotency-Key cannot be accepted right now.', {
-        cause: err,
-      });
-    }
   }
 }
 
