@@ -9,7 +9,7 @@ import type { FilesApp } from '../../src/app';
 import { createMinioClient } from '../../src/blob/minio-blob-store';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
 import { MAX_PARTS } from '../../src/http/multipart';
-import { env, startFiles, testConfig } from './harness';
+import { env, startFiles, testConfig, callAs } from './harness';
 
 // Real PostgreSQL (schema `files`), real MinIO, the real gRPC and HTTP servers on port 0.
 
@@ -111,25 +111,10 @@ function listObjects(prefix: string): Promise<string[]> {
   });
 }
 
-function call<Res>(
+const call = <Res>(
   method: 'ListAttachments' | 'GetAttachment' | 'RenameAttachment' | 'DeleteAttachment',
   request: object,
-): Promise<Res> {
-  const metadata = new grpc.Metadata();
-  metadata.set('x-flowboard-user-id', String(USER));
-  type Unary = (
-    request: object,
-    metadata: grpc.Metadata,
-    options: grpc.CallOptions,
-    callback: (err: grpc.ServiceError | null, res: Res) => void,
-  ) => grpc.ClientUnaryCall;
-  const fn = (client[method] as unknown as Unary).bind(client);
-  return new Promise((resolve, reject) =>
-    fn(request, metadata, { deadline: Date.now() + 10_000 }, (err, res) =>
-      err ? reject(err) : resolve(res),
-    ),
-  );
-}
+): Promise<Res> => callAs<Res>(client, USER, method, request);
 
 const listAttachments = (p: number, s: number) =>
   call<files.ListAttachmentsResponse__Output>('ListAttachments', { project_id: p, story_id: s }).then(

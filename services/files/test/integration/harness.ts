@@ -68,3 +68,26 @@ export async function startFiles(config: FilesConfig, logger: Logger): Promise<S
     },
   };
 }
+
+/** A unary call of the files service as user `userId` (trusted metadata, as the gateway sends it). */
+export function callAs<Res>(
+  client: files.FilesServiceClient,
+  userId: number,
+  method: 'ListAttachments' | 'GetAttachment' | 'RenameAttachment' | 'DeleteAttachment' | 'GetStorageUsage',
+  request: object,
+): Promise<Res> {
+  const metadata = new grpc.Metadata();
+  metadata.set('x-flowboard-user-id', String(userId));
+  type Unary = (
+    request: object,
+    metadata: grpc.Metadata,
+    options: grpc.CallOptions,
+    callback: (err: grpc.ServiceError | null, res: Res) => void,
+  ) => grpc.ClientUnaryCall;
+  const fn = (client[method] as unknown as Unary).bind(client);
+  return new Promise((resolve, reject) =>
+    fn(request, metadata, { deadline: Date.now() + 10_000 }, (err, res) =>
+      err ? reject(err) : resolve(res),
+    ),
+  );
+}

@@ -5,7 +5,7 @@ import { createLogger, fromGrpcError } from '@flowboard/service-kit';
 import type { FilesApp } from '../../src/app';
 import { createMinioClient } from '../../src/blob/minio-blob-store';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
-import { env, randomId, startFiles, testConfig } from './harness';
+import { env, randomId, startFiles, testConfig, callAs } from './harness';
 
 // Attachment versions (migration 0003) and conditional renames and deletes (expected_version), against real
 // PostgreSQL and MinIO.
@@ -60,25 +60,10 @@ async function uploadOne(p: number, s: number, name = 'plan.txt') {
   return ((await res.json()) as { items: Array<{ id: number; token: string; version: number }> }).items[0]!;
 }
 
-function call<Res>(
+const call = <Res>(
   method: 'ListAttachments' | 'GetAttachment' | 'RenameAttachment' | 'DeleteAttachment' | 'GetStorageUsage',
   request: object,
-): Promise<Res> {
-  const metadata = new grpc.Metadata();
-  metadata.set('x-flowboard-user-id', String(USER));
-  type Unary = (
-    request: object,
-    metadata: grpc.Metadata,
-    options: grpc.CallOptions,
-    callback: (err: grpc.ServiceError | null, res: Res) => void,
-  ) => grpc.ClientUnaryCall;
-  const fn = (client[method] as unknown as Unary).bind(client);
-  return new Promise((resolve, reject) =>
-    fn(request, metadata, { deadline: Date.now() + 10_000 }, (err, res) =>
-      err ? reject(err) : resolve(res),
-    ),
-  );
-}
+): Promise<Res> => callAs<Res>(client, USER, method, request);
 
 const getAttachment = (request: object) =>
   call<files.GetAttachmentResponse__Output>('GetAttachment', request).then((r) => r.attachment!);
