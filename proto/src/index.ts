@@ -4,6 +4,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import type { ProtoGrpcType as BoardsProto } from './generated/boards_service';
 import type { ProtoGrpcType as MembershipProto } from './generated/membership_service';
 import type { ProtoGrpcType as FilesProto } from './generated/files_service';
+import type { ProtoGrpcType as WebhooksProto } from './generated/webhooks_service';
 import type * as boards from './generated/boards.barrel';
 
 /**
@@ -31,6 +32,8 @@ export const loadBoardsProto = (): BoardsProto =>
 export const loadMembershipProto = (): MembershipProto =>
   load<MembershipProto>('flowboard/membership/v1/membership_service.proto');
 export const loadFilesProto = (): FilesProto => load<FilesProto>('flowboard/files/v1/files_service.proto');
+export const loadWebhooksProto = (): WebhooksProto =>
+  load<WebhooksProto>('flowboard/webhooks/v1/webhooks_service.proto');
 
 /**
  * The one service boards' RPCs were before they were split by aggregate: the same methods with the same messages.
@@ -82,3 +85,4 @@ export function loadBoardsLegacyService(): (new (
 export * as boards from './generated/boards.barrel';
 export * as membership from './generated/membership.barrel';
 export * as files from './generated/files.barrel';
+export * as webhooks from './generated/webhooks.barrel';

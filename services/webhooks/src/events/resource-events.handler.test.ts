@@ -1,0 +1,94 @@
+import { makeEvent, projectDeletedV1, resourceChangedV1 } from '@flowboard/events';
+import { PermanentMessageError, type IncomingMessage } from '@flowboard/messaging';
+import { createLogger } from '@flowboard/service-kit';
+import { createResourceEventsHandler } from './resource-events.handler';
+
+const message = (topic: string, value: unknown): IncomingMessage => ({
+  topic,
+  partition: 0,
+  offset: '0',
+  key: '7',
+  value: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
+  headers: {},
+});
+
+function setup() {
+  const ingested: string[] = [];
+  const forgotten: number[] = [];
+  const handle = createResourceEventsHandler({
+    ingest: async (event) => {
+      ingested.push(event.id);
+      return 1;
+    },
+    forgetProject: async (projectId) => {
+      forgotten.push(projectId);
+      return 1;
+    },
+    logger: createLogger('test', 'silent'),
+  });
+  return { handle, ingested, forgotten };
+}
+
+describe('resource events handler', () => {
+  it('ingests change events and forgets deleted projects', async () => {
+    const s = setup();
+    const changed = makeEvent(resourceChangedV1, 'boards', {
+      projectId: 7,
+      actorId: 1,
+      type: 'story.created',
+      subject: 'story:1',
+      resource: { id: 1 },
+    });
+    await s.handle(message(resourceChangedV1.topic, changed));
+    const deleted = makeEvent(projectDeletedV1, 'membership', {
+      projectId: 7,
+      projectName: 'P',
+      ownerId: 1,
+      deletedBy: 1,
+      deletedAt: new Date().toISOString(),
+    });
+    await s.handle(message(projectDeletedV1.topic, deleted));
+    expect(s.ingested).toEqual([changed.id]);
+    expect(s.forgotten).toEqual([7]);
+  });
+
+  it('dead-letters what can never be read', async () => {
+    const s = setup();
+    await expect(s.handle(message(resourceChangedV1.topic, 'not json'))).rejects.toBeInstanceOf(
+      PermanentMessageError,
+    );
+    const wrongType = {
+      ...makeEvent(resourceChangedV1, 'x', {
+        projectId: 1,
+        actorId: 0,
+        type: 'story.created',
+        subject: 's',
+        resource: {},
+      }),
+    };
+    (wrongType.data as { type: string }).type = 'story.exploded';
+    await expect(s.handle(message(resourceChangedV1.topic, wrongType))).rejects.toBeInstanceOf(
+      PermanentMessageError,
+    );
+    await expect(s.handle(message('elsewhere', '{}'))).rejects.toBeInstanceOf(PermanentMessageError);
+    expect(s.ingested).toEqual([]);
+  });
+
+  it('lets other failures through, so the partition waits and retries', async () => {
+    const handle = createResourceEventsHandler({
+      ingest: async () => {
+        throw new Error('connection refused');
+      },
+      forgetProject: async () => 0,
+      logger: createLogger('test', 'silent'),
+    });
+    const changed = makeEvent(resourceChangedV1, 'boards', {
+      projectId: 7,
+      actorId: 1,
+      type: 'task.deleted',
+      subject: 'story:1',
+      resource: {},
+    });
+    await expect(handle(message(resourceChangedV1.topic, changed))).rejects.toThrow('connection refused');
+  });
+});

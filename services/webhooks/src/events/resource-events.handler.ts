@@ -1,0 +1,54 @@
+import { InvalidEventError, parseEvent, projectDeletedV1, resourceChangedV1 } from '@flowboard/events';
+import { PermanentMessageError, type IncomingMessage } from '@flowboard/messaging';
+import type { Logger } from '@flowboard/service-kit';
+import type { ForgetProject } from '../application/forget-project';
+import type { IngestEvent } from '../application/ingest-event';
+
+/** The topics webhooks consumes: every service's change events, and project deletions. */
+export const WEBHOOK_TOPICS = [resourceChangedV1.topic, projectDeletedV1.topic];
+
+/**
+ * resource-changed → stored with its deliveries (idempotent by event id, so a redelivered message makes nothing
+ * twice); project-deleted → the project's webhooks go (idempotent). The consumer commits the offset only after
+ * this resolves. An unreadable event is dead-lettered (`<group>-dlq`); any other failure is thrown, and the
+ * partition waits and retries.
+ */
+export function createResourceEventsHandler(deps: {
+  ingest: IngestEvent;
+  forgetProject: ForgetProject;
+  logger: Logger;
+}) {
+  return async (message: IncomingMessage): Promise<void> => {
+    try {
+      if (message.topic === resourceChangedV1.topic) {
+        const event = parseEvent(resourceChangedV1, message.value);
+        const created = await deps.ingest(event);
+        if (created > 0) {
+          deps.logger.debug(
+            {
+              eventId: event.id,
+              projectId: event.data.projectId,
+              type: event.data.type,
+              deliveries: created,
+            },
+            'event queued for webhooks',
+          );
+        }
+      } else if (message.topic === projectDeletedV1.topic) {
+        const event = parseEvent(projectDeletedV1, message.value);
+        const removed = await deps.forgetProject(event.data.projectId);
+        // Most projects have no webhooks (and a new group reads every past deletion): only removals are news.
+        (removed > 0 ? deps.logger.info : deps.logger.debug).call(
+          deps.logger,
+          { eventId: event.id, projectId: event.data.projectId, webhooks: removed },
+          'project deleted: its webhooks are removed',
+        );
+      } else {
+        throw new PermanentMessageError(`unexpected topic ${message.topic}`);
+      }
+    } catch (err) {
+      if (err instanceof InvalidEventError) throw new PermanentMessageError(err.message);
+      throw err;
+    }
+  };
+}
