@@ -100,4 +100,4 @@ export { GuardedCache, type CacheSlot } from './guarded-cache';
 export { readAhead, type ReadAhead, type ReadAheadDeps } from './read-ahead';
 export type { ResponseCache } from './response-cache';
 export { storyBatcher, type FetchStories } from './story-batcher';
-export { UserDirectory, type UsersById } from './user-directory';
+export { UserDirectory } from './user-directory';

@@ -1,9 +1,8 @@
 import type { membership } from '@flowboard/proto';
+import type { UsersById } from '@flowboard/representation';
 import type { MembershipClient } from '../clients/membership.client';
 import { LocalCache, type CacheEpoch } from './epoch';
 import type { JsonCache } from './json-cache';
-
-export type UsersById = ReadonlyMap<number, membership.User__Output>;
 
 /**
  * Every user a response refers to (creator, owner, author...), resolved at once: from this process's cache

@@ -6,8 +6,7 @@ import {
   type DomainErrorOptions,
   type ErrorKind,
 } from '@flowboard/service-kit';
-import type { Dto } from '../representation/dto';
-import { toJson } from '../representation/json';
+import { type Dto, toJson } from '@flowboard/representation';
 import { toXml } from '../representation/xml';
 import type { Format } from './negotiate';
 

@@ -1,7 +1,6 @@
 import type { Response } from 'express';
 import { entityTag, noneMatch } from './conditional';
-import { PLURALS, type Dto, type PageDto, type ResourceType } from '../representation/dto';
-import { toJson } from '../representation/json';
+import { PLURALS, type Dto, type PageDto, type ResourceType, toJson } from '@flowboard/representation';
 import { toXml } from '../representation/xml';
 import { CONTENT_TYPES, type Format } from './negotiate';
 

@@ -1,10 +1,13 @@
 import type { boards, membership } from '@flowboard/proto';
-import { inviteDto } from './invite.dto';
-import { toJson } from './json';
-import { projectDto } from './project.dto';
-import { roleDto } from './role.dto';
-import { storyDto } from './story.dto';
-import { signedUpUserDto, userDto } from './user.dto';
+import {
+  inviteDto,
+  toJson,
+  projectDto,
+  roleDto,
+  storyDto,
+  signedUpUserDto,
+  userDto,
+} from '@flowboard/representation';
 import { toXml } from './xml';
 
 const gob: membership.User__Output = {

@@ -1,6 +1,5 @@
 import type { boards } from '@flowboard/proto';
-import { milestoneDto, projectMetricsDto, stepDto, storyMetricsDto } from './history.dto';
-import { toJson } from './json';
+import { milestoneDto, projectMetricsDto, stepDto, storyMetricsDto, toJson } from '@flowboard/representation';
 import { toXml } from './xml';
 
 const metrics = (m: Partial<boards.StoryMetrics__Output>): boards.StoryMetrics__Output => ({

@@ -1,5 +1,5 @@
 import { DomainError } from '@flowboard/service-kit';
-import type { Dto, PageDto } from './dto';
+import type { Dto, PageDto } from '@flowboard/representation';
 
 export interface Paging {
   page: number;

@@ -1,4 +1,4 @@
-import { PLURALS, type ResourceType } from './dto';
+import { PLURALS, type ResourceType } from '@flowboard/representation';
 
 /**
  * The element name of one item of an array property (docs/compat.md §2: `members/user`, `phases/phase`, ...).

@@ -1,8 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
-import { XML_ONLY_EMPTY } from './dto';
-import { toJson } from './json';
+import { XML_ONLY_EMPTY, toJson, phaseDto } from '@flowboard/representation';
 import { pageOf } from './page';
-import { phaseDto } from './phase.dto';
 import { escapeText, toXml } from './xml';
 
 const DECL = '<?xml version="1.0" encoding="utf-8"?>';

@@ -1,4 +1,4 @@
-import { XML_ONLY_EMPTY, type Dto, type DtoValue, type ResourceType } from './dto';
+import { XML_ONLY_EMPTY, type Dto, type DtoValue, type ResourceType } from '@flowboard/representation';
 import { itemElementFor } from './xml-names';
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';

@@ -3,11 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { DomainError } from '@flowboard/service-kit';
 import { filesErrorFrom, readUpstreamJson } from '../../clients/files-proxy';
 import type { files as filesProto } from '@flowboard/proto';
-import {
-  attachmentDto,
-  attachmentMessageDto,
-  type AttachmentRecord,
-} from '../../representation/attachment.dto';
+import { attachmentDto, attachmentMessageDto, type AttachmentRecord } from '@flowboard/representation';
 import { pageOf } from '../../representation/page';
 import { contentCoding } from '../body';
 import type { Call } from '../call';

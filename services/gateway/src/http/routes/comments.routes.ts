@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
-import { commentDto, commentUserIds } from '../../representation/comment.dto';
+import { commentDto, commentUserIds } from '@flowboard/representation';
 import { pageDto } from '../../representation/page';
 import type { Fields } from '../body';
 import type { Call } from '../call';

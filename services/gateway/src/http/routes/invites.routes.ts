@@ -1,7 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
-import { inviteDto } from '../../representation/invite.dto';
+import { inviteDto, projectDto } from '@flowboard/representation';
 import { pageOf } from '../../representation/page';
-import { projectDto } from '../../representation/project.dto';
 import type { Call } from '../call';
 import { invalidField, optionalReference, requiredString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';

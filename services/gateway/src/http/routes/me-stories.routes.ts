@@ -1,7 +1,6 @@
 import type { boards } from '@flowboard/proto';
-import type { Dto } from '../../representation/dto';
+import { type Dto, storyDto, storyUserIds } from '@flowboard/representation';
 import { pageDto } from '../../representation/page';
-import { storyDto, storyUserIds } from '../../representation/story.dto';
 import type { Call } from '../call';
 import { page, type Reply } from '../respond';
 import type { RouteDeps } from './deps';

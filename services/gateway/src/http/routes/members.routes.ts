@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import { pageOf } from '../../representation/page';
-import { userDto } from '../../representation/user.dto';
+import { userDto } from '@flowboard/representation';
 import type { Call } from '../call';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';

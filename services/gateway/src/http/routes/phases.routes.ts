@@ -1,8 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
-import type { Dto } from '../../representation/dto';
+import { type Dto, phaseDto } from '@flowboard/representation';
 import { pageOf } from '../../representation/page';
-import { phaseDto } from '../../representation/phase.dto';
 import type { Fields } from '../body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';

@@ -1,5 +1,4 @@
-import type { Dto } from '../../representation/dto';
-import { projectMetricsDto } from '../../representation/history.dto';
+import { type Dto, projectMetricsDto } from '@flowboard/representation';
 import type { RouteDeps } from './deps';
 
 /**

@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards, membership } from '@flowboard/proto';
-import { projectDto } from '../../representation/project.dto';
+import { projectDto } from '@flowboard/representation';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';
 import type { EffectiveAccess } from '../../authz/access';

@@ -1,8 +1,7 @@
 import type { membership } from '@flowboard/proto';
 import { DomainError } from '@flowboard/service-kit';
 import { pageOf } from '../../representation/page';
-import { roleDto } from '../../representation/role.dto';
-import { userDto } from '../../representation/user.dto';
+import { roleDto, userDto } from '@flowboard/representation';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';
 import { invalidField, optionalString, requiredString } from '../fields';

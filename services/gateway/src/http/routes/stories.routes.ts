@@ -1,11 +1,16 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards, membership } from '@flowboard/proto';
-import type { Dto } from '../../representation/dto';
+import {
+  type Dto,
+  storyDto,
+  storyUserIds,
+  taskDto,
+  taskUserIds,
+  commentDto,
+  commentUserIds,
+  tagDto,
+} from '@flowboard/representation';
 import { pageDto } from '../../representation/page';
-import { storyDto, storyUserIds } from '../../representation/story.dto';
-import { taskDto, taskUserIds } from '../../representation/task.dto';
-import { commentDto, commentUserIds } from '../../representation/comment.dto';
-import { tagDto } from '../../representation/tag.dto';
 import { tagRefsField } from './tag-refs';
 import { storyHistoryBatch, storyHistoryFields } from './story-history';
 import type { Fields } from '../body';

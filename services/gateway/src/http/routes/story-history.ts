@@ -1,6 +1,5 @@
 import type { boards } from '@flowboard/proto';
-import type { Dto } from '../../representation/dto';
-import { milestoneDto, stepDto, storyMetricsDto } from '../../representation/history.dto';
+import { type Dto, milestoneDto, stepDto, storyMetricsDto } from '@flowboard/representation';
 import type { RouteDeps } from './deps';
 
 /**

@@ -1,8 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
-import type { Dto } from '../../representation/dto';
+import { type Dto, storySummaryDto, tagDto } from '@flowboard/representation';
 import { pageDto } from '../../representation/page';
-import { storySummaryDto, tagDto } from '../../representation/tag.dto';
 import type { Fields, RequestBody } from '../body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';

@@ -1,7 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
 import { pageDto } from '../../representation/page';
-import { taskDto, taskUserIds } from '../../representation/task.dto';
+import { taskDto, taskUserIds } from '@flowboard/representation';
 import type { Fields } from '../body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../enrichments';

@@ -1,8 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
-import { accountDto } from '../../representation/account.dto';
-import { apiKeyDto } from '../../representation/api-key.dto';
+import { accountDto, apiKeyDto, signedUpUserDto, userDto } from '@flowboard/representation';
 import { pageOf } from '../../representation/page';
-import { signedUpUserDto, userDto } from '../../representation/user.dto';
 import type { Call } from '../call';
 import { optionalString, requiredString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';

@@ -3,6 +3,9 @@ import type { Dto } from './dto';
 
 type User = membership.User__Output;
 
+/** Users by id, as one batch lookup per response returns them. */
+export type UsersById = ReadonlyMap<number, User>;
+
 /**
  * An embedded user (creator, owner, sender, members...): exactly `{id, name, userName, email}`
  * (docs/compat.md §5.1).
@@ -26,3 +29,9 @@ export const userStatusDto = (user: User, enabled: boolean): Dto => ({ ...userDt
 
 /** Sign-up answers the full record plus the first API key, last. */
 export const signedUpUserDto = (user: User, apiKey: string): Dto => ({ ...userDto(user), apiKey });
+
+/** A user the batch did not return (deleted since) keeps its id, so the shape stays stable. */
+export const embeddedUser = (id: number, users: UsersById): Dto => {
+  const user = users.get(id);
+  return user ? userRefDto(user) : { id, name: '', userName: '', email: '' };
+};

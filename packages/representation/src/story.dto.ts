@@ -1,12 +1,12 @@
-import type { boards, membership } from '@flowboard/proto';
+import type { boards } from '@flowboard/proto';
 import type { Dto } from './dto';
-import { userRefDto } from './user.dto';
+import { embeddedUser, type UsersById } from './user.dto';
 
 export interface StoryView {
   /** From the access check, which already knows the project's name. */
   project: { id: number; name: string };
   /** Creator and owner, resolved in one batch per response. */
-  users: ReadonlyMap<number, membership.User__Output>;
+  users: UsersById;
   details: boolean;
 }
 
@@ -29,15 +29,9 @@ export function storyDto(story: boards.Story__Output, view: StoryView): Dto {
     blockedReason: story.status === 'blocked' ? story.blocked_reason : undefined,
     project: { id: view.project.id, name: view.project.name },
     phase: story.phase ? { id: story.phase.id, name: story.phase.name } : undefined,
-    creator: userRef(story.creator_id, view.users),
-    owner: story.owner_id ? userRef(story.owner_id, view.users) : undefined,
+    creator: embeddedUser(story.creator_id, view.users),
+    owner: story.owner_id ? embeddedUser(story.owner_id, view.users) : undefined,
   };
-}
-
-/** A user the batch did not return (deleted since) keeps its id, so the shape stays stable. */
-function userRef(id: number, users: ReadonlyMap<number, membership.User__Output>): Dto {
-  const user = users.get(id);
-  return user ? userRefDto(user) : { id, name: '', userName: '', email: '' };
 }
 
 /** The user ids a set of stories refers to, for one `resolveUsers` call. */

@@ -1,7 +1,6 @@
 import type { boards } from '@flowboard/proto';
-import type { UsersById } from '../cache';
 import type { Dto } from './dto';
-import { embeddedUser } from './task.dto';
+import { embeddedUser, type UsersById } from './user.dto';
 
 /** Comment (spec "Comment"): `id, text, createTime, author`. */
 export const commentDto = (comment: boards.Comment__Output, users: UsersById): Dto => ({

@@ -1,13 +1,6 @@
 import type { boards } from '@flowboard/proto';
-import type { UsersById } from '../cache';
 import type { Dto } from './dto';
-import { userRefDto } from './user.dto';
-
-/** A user the batch did not return (deleted since) keeps its id, so the shape stays stable. */
-export const embeddedUser = (id: number, users: UsersById): Dto => {
-  const user = users.get(id);
-  return user ? userRefDto(user) : { id, name: '', userName: '', email: '' };
-};
+import { embeddedUser, type UsersById } from './user.dto';
 
 /** Task (spec "Task"): `id, text, status, createTime`, then `finishTime` and `finishedBy` while complete. */
 export const taskDto = (task: boards.Task__Output, users: UsersById): Dto => ({

@@ -1,0 +1,1 @@
+module.exports = require('@flowboard/jest-preset').config(__dirname);
