@@ -24,6 +24,8 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   url: () => z.string().url(),
+  /** host:port of a gRPC peer (no scheme). */
+  grpcAddress: () => z.string().regex(/^[^\s/]+:\d+$/, 'must be host:port'),
   /** "a:1,b:2" → ["a:1", "b:2"] */
   list: () =>
     z

@@ -18,6 +18,7 @@ import { createProjectUseCases } from './application/projects';
 import { createUpdateCurrentUser } from './application/update-current-user';
 import { createAuthenticateApiKey } from './application/authenticate-api-key';
 import { createBatchGetUsers } from './application/batch-get-users';
+import { createResolveNames } from './application/resolve-names';
 import { createCreateInvite } from './application/create-invite';
 import { createCreateProject } from './application/create-project';
 import { createGetCurrentUser } from './application/get-current-user';
@@ -84,6 +85,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
       authenticateApiKey: createAuthenticateApiKey({ db }),
       getCurrentUser: createGetCurrentUser({ db }),
       batchGetUsers: createBatchGetUsers({ db }),
+      resolveNames: createResolveNames({ db }),
       createProject: createCreateProject({ db }),
       getProject: createGetProject({ db }),
       getProjectAccess: createGetProjectAccess({ db }),

@@ -30,11 +30,12 @@ import { makeUpdateWebhook } from './application/update-webhook';
 import type { WebhooksConfig } from './config';
 import { deliveryRepository } from './db/delivery-repository';
 import { webhookRepository } from './db/webhook-repository';
+import { membershipNames } from './clients/membership-names';
 import { createResourceEventsHandler, WEBHOOK_TOPICS } from './events/resource-events.handler';
 import { webhooksHandlers } from './grpc/webhooks.handlers';
 import { dnsResolver } from './http/dns-resolver';
 import { createWebhookSender } from './http/webhook-sender';
-import { passThroughRenderer } from './render/pass-through-renderer';
+import { createApiRenderer } from './render/api-renderer';
 
 export interface WebhooksApp {
   /** Serves gRPC, joins the consumer group in the background and starts delivering; resolves to the gRPC port. */
@@ -57,7 +58,7 @@ export const USER_AGENT = 'Flowboard-Webhooks/1.0';
 const CONSUMER_RETRY_MS = { initial: 1_000, max: 30_000 };
 
 export interface WebhooksOverrides {
-  /** Replaces the pass-through renderer (the resource as published). */
+  /** Replaces the renderer (which asks membership for names): tests of delivery alone. */
   renderer?: PayloadRenderer;
 }
 
@@ -149,6 +150,10 @@ export function createApp(
     ],
   });
 
+  const names = overrides.renderer
+    ? undefined
+    : membershipNames(config.MEMBERSHIP_ADDR, config.GRPC_DEADLINE_MS, metrics);
+  const renderer = overrides.renderer ?? createApiRenderer(names!);
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'webhooks', logger });
   const consumer = new BackgroundConsumer({
     kafka,
@@ -157,7 +162,7 @@ export function createApp(
     logger,
     metrics,
     handle: createResourceEventsHandler({
-      ingest: makeIngestEvent({ deliveries, renderer: overrides.renderer ?? passThroughRenderer, wake }),
+      ingest: makeIngestEvent({ deliveries, renderer, wake }),
       forgetProject: makeForgetProject(webhooks),
       logger,
     }),
@@ -196,6 +201,7 @@ export function createApp(
         await consumer.stop();
         await Promise.all([grpcServer.stop(), dispatcher.stop(config.DISPATCH_DRAIN_MS)]);
         await sweeping;
+        names?.close();
         await pool.end();
         await metricsServer.stop();
       })()),

@@ -5,6 +5,7 @@ const KEY = Buffer.alloc(32, 1).toString('base64');
 const required = {
   DATABASE_URL: 'postgresql://webhooks@127.0.0.1:5432/flowboard',
   KAFKA_BROKERS: '127.0.0.1:9092',
+  MEMBERSHIP_ADDR: '127.0.0.1:50052',
   SECRET_ENCRYPTION_KEY: KEY,
 };
 

@@ -15,6 +15,10 @@ export const configSchema = z
     METRICS_PORT: env.port(9106),
     DATABASE_URL: env.url(),
     DB_SCHEMA: schemaName().default('webhooks'),
+    /** membership, for the names a payload shows (project, users): one call per event rendered. */
+    MEMBERSHIP_ADDR: env.grpcAddress(),
+    /** Deadline of each call to membership. */
+    GRPC_DEADLINE_MS: ms(5_000),
     /** Change events are consumed from here (flowboard.resource-changed.v1, membership.project-deleted.v1). */
     KAFKA_BROKERS: env.list(),
     /** Its own group: webhook traffic never holds back another consumer. Dead letters go to `<group>-dlq`. */

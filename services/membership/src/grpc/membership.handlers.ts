@@ -8,6 +8,7 @@ import type { createProjectUseCases } from '../application/projects';
 import type { createUpdateCurrentUser } from '../application/update-current-user';
 import type { createAuthenticateApiKey } from '../application/authenticate-api-key';
 import type { createBatchGetUsers } from '../application/batch-get-users';
+import type { createResolveNames } from '../application/resolve-names';
 import type { createCreateInvite } from '../application/create-invite';
 import type { createCreateProject } from '../application/create-project';
 import type { createGetCurrentUser } from '../application/get-current-user';
@@ -34,6 +35,7 @@ export interface UseCases {
   authenticateApiKey: ReturnType<typeof createAuthenticateApiKey>;
   getCurrentUser: ReturnType<typeof createGetCurrentUser>;
   batchGetUsers: ReturnType<typeof createBatchGetUsers>;
+  resolveNames: ReturnType<typeof createResolveNames>;
   createProject: ReturnType<typeof createCreateProject>;
   getProject: ReturnType<typeof createGetProject>;
   getProjectAccess: ReturnType<typeof createGetProjectAccess>;
@@ -79,6 +81,11 @@ export function createMembershipHandlers(
     BatchGetUsers: handle(async (req: membership.BatchGetUsersRequest__Output) => ({
       users: (await useCases.batchGetUsers(req.ids)).map(toUserMessage),
     })),
+
+    ResolveNames: handle(async (req: membership.ResolveNamesRequest__Output) => {
+      const { projectName, users } = await useCases.resolveNames(req.project_id, req.user_ids);
+      return { project_name: projectName, users: users.map(toUserMessage) };
+    }),
 
     CreateProject: handle(async (req: membership.CreateProjectRequest__Output, ctx) => {
       const { project, owner } = await useCases.createProject(requireUser(ctx), {

@@ -85,6 +85,29 @@ describe('users', () => {
   });
 });
 
+describe('ResolveNames (webhook payloads)', () => {
+  it("answers a project's name and its users without a caller; a gone project is '' and unknown users are left out", async () => {
+    const owner = (await signUp('Lucille Bluth')).user;
+    const other = (await signUp()).user;
+    const { project } = await h.call<membership.CreateProjectResponse__Output>(
+      'CreateProject',
+      { name: 'Bluth Company' },
+      owner.id,
+    );
+    const names = await h.call<membership.ResolveNamesResponse__Output>('ResolveNames', {
+      project_id: project!.id,
+      user_ids: [other.id, owner.id, 999_999_999, 0],
+    });
+    expect(names).toEqual({ project_name: 'Bluth Company', users: [owner, other] });
+
+    const gone = await h.call<membership.ResolveNamesResponse__Output>('ResolveNames', {
+      project_id: 999_999_999,
+      user_ids: [],
+    });
+    expect(gone).toEqual({ project_name: '', users: [] });
+  });
+});
+
 describe('projects', () => {
   it('creates a project with its roles; the owner is admin and strangers find nothing', async () => {
     const owner = (await signUp('Gob Bluth')).user;

@@ -32,7 +32,11 @@ function setup(plan: { stored: boolean; subscribers: number }) {
     renderer: {
       render: async (e) => {
         rendered++;
-        return { ...e.data.resource, rendered: true };
+        return {
+          project: { id: e.data.projectId, name: 'Sudden Valley' },
+          actor: { id: e.data.actorId },
+          data: { ...e.data.resource, rendered: true },
+        };
       },
     },
     wake: () => woken++,
@@ -57,7 +61,7 @@ describe('ingestEvent', () => {
           id: event.id,
           type: 'story.created',
           timestamp: '2026-01-02T03:04:05.678Z',
-          project: { id: 7 },
+          project: { id: 7, name: 'Sudden Valley' },
           actor: { id: 42 },
           data: { id: 3, text: 'Hi', rendered: true },
         }),

@@ -17,17 +17,17 @@ export function makeIngestEvent(deps: {
   wake: () => void;
 }): IngestEvent {
   return async (event) => {
-    const { projectId, actorId, type, subject } = event.data;
+    const { projectId, type, subject } = event.data;
     const plan = await deps.deliveries.ingestionPlan(event.id, projectId, type);
     if (plan.stored || plan.subscribers === 0) return 0;
-    const data = await deps.renderer.render(event);
+    const rendered = await deps.renderer.render(event);
     const created = await deps.deliveries.ingest({
       id: event.id,
       projectId,
       type,
       subject,
       occurredAt: new Date(event.occurredAt),
-      body: payloadBody({ id: event.id, type, occurredAt: event.occurredAt, projectId, actorId, data }),
+      body: payloadBody({ id: event.id, type, occurredAt: event.occurredAt, ...rendered }),
     });
     if (created > 0) deps.wake();
     return created;

@@ -26,8 +26,8 @@ export function makePingWebhook(deps: { deliveries: DeliveryStore; wake: () => v
         id,
         type: PING_EVENT_TYPE,
         occurredAt: occurredAt.toISOString(),
-        projectId,
-        actorId,
+        project: { id: projectId },
+        actor: { id: actorId },
         data: { webhook: { id: webhookId } },
       }),
     });

@@ -174,7 +174,18 @@ export interface DeliveryStore {
  * ingestion; a failure is retried with the Kafka message (nothing is stored until it succeeds).
  */
 export interface PayloadRenderer {
-  render(event: Envelope<ResourceChangedV1>): Promise<object>;
+  render(event: Envelope<ResourceChangedV1>): Promise<RenderedChange>;
+}
+
+/** What a payload shows around the event's identity: who, where, and the resource itself. */
+export interface RenderedChange {
+  /** `{id, name}` */
+  project: object;
+  /** The user who made the change as the API embeds users; `{id: 0}` for a system action. */
+  actor: object;
+  /** `{id}` of the story, for a change to one of its tasks, comments, tags or attachments. */
+  story?: object;
+  data: object;
 }
 
 /** Resolves a host name to its addresses (every family), in the resolver's order. */

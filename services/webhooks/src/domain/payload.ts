@@ -1,10 +1,14 @@
-/** What a receiver gets: the event's identity and context around `data`, the resource as rendered. */
+/** What a receiver gets: the event's identity, then where and by whom, then `data`, the resource as rendered. */
 export interface PayloadInput {
   id: string;
   type: string;
   occurredAt: string;
-  projectId: number;
-  actorId: number;
+  /** `{id, name}` (a ping: `{id}`) */
+  project: object;
+  /** `{id, name, userName, email}` (a system action or a ping: `{id}`) */
+  actor: object;
+  /** `{id}`, when the change is to a story's task, comment, tag or attachment */
+  story?: object;
   data: object;
 }
 
@@ -17,7 +21,8 @@ export const payloadBody = (event: PayloadInput): string =>
     id: event.id,
     type: event.type,
     timestamp: event.occurredAt,
-    project: { id: event.projectId },
-    actor: { id: event.actorId },
+    project: event.project,
+    actor: event.actor,
+    story: event.story,
     data: event.data,
   });

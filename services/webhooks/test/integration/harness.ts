@@ -7,6 +7,7 @@ import { loadWebhooksProto, type webhooks } from '@flowboard/proto';
 import { createLogger, deriveClient, type DerivedClient, type Logger } from '@flowboard/service-kit';
 import { requireEnv, uniqueSuffix, waitFor } from '@flowboard/testing';
 import { createApp, type WebhooksApp } from '../../src/app';
+import type { PayloadRenderer } from '../../src/application/ports';
 import { loadWebhooksConfig, type WebhooksConfig } from '../../src/config';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
 import { sign } from '../../src/domain/signature';
@@ -44,6 +45,8 @@ export function testConfig(groupId: string, overrides: Record<string, string> = 
     GRPC_PORT: '0',
     METRICS_PORT: '0',
     SECRET_ENCRYPTION_KEY: TEST_SEALING_KEY,
+    // Never called: these tests render with `resourceAsPublished` (rendering is the e2e tests' and unit tests').
+    MEMBERSHIP_ADDR: '127.0.0.1:1',
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.0/8',
     DELIVERY_TIMEOUT_MS: '2000',
     DELIVERY_LEASE_MARGIN_MS: '1000',
@@ -58,6 +61,15 @@ export function testConfig(groupId: string, overrides: Record<string, string> = 
   });
 }
 
+/** The payload without names (no membership here): the project's and actor's ids, and the resource as published. */
+export const resourceAsPublished: PayloadRenderer = {
+  render: async ({ data }) => ({
+    project: { id: data.projectId },
+    actor: { id: data.actorId },
+    data: data.resource,
+  }),
+};
+
 export type WebhooksClient = DerivedClient<webhooks.WebhooksServiceClient>;
 
 export interface StartedWebhooks {
@@ -68,7 +80,7 @@ export interface StartedWebhooks {
 
 /** Boots the service in-process and waits until its consumer has joined the group. */
 export async function startWebhooks(config: WebhooksConfig): Promise<StartedWebhooks> {
-  const app = createApp(config, logger);
+  const app = createApp(config, logger, { renderer: resourceAsPublished });
   const { grpcPort } = await app.start();
   const client = deriveClient(
     loadWebhooksProto().flowboard.webhooks.v1.WebhooksService,
