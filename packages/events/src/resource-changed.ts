@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from './envelope';
+import { defineEvent, makeEvent } from './envelope';
+import type { OutboxMessage } from './outbox';
 
 /**
  * What webhooks can subscribe to. `<resource>.<change>`; a story's move between phases and its (un)blocking are
@@ -58,3 +59,19 @@ export const resourceChangedV1 = defineEvent(
   }),
 );
 export type ResourceChangedV1 = z.infer<typeof resourceChangedV1.data>;
+
+/** What a subject names: a story (its own changes and its children's), a project member, a role, an invite. */
+export type ResourceSubjectKind = 'story' | 'member' | 'role' | 'invite';
+
+/** `<kind>:<id>`, e.g. `story:12`: changes to one subject are delivered in the order they were made. */
+export const resourceSubject = (kind: ResourceSubjectKind, id: number): string => `${kind}:${id}`;
+
+/**
+ * One change as the outbox row its service writes in the change's transaction: the envelope (`makeEvent`, so the
+ * data is checked against the contract here, not by the consumer), keyed by the project id like every project
+ * event, so a project's changes stay in order on one partition.
+ */
+export function resourceChangedMessage(source: string, data: ResourceChangedV1): OutboxMessage {
+  const event = makeEvent(resourceChangedV1, source, data);
+  return { id: event.id, topic: resourceChangedV1.topic, key: String(data.projectId), payload: event };
+}

@@ -1,5 +1,5 @@
 import { installInMemoryTracing, traceparent, type InMemoryTracing } from '@flowboard/testing';
-import { inSpan, SpanKind } from '@flowboard/service-kit';
+import { inSpan, runWithContext, SpanKind } from '@flowboard/service-kit';
 import { enqueueOutbox, startPublishSpan } from './outbox';
 import type { Queryable } from './pool';
 
@@ -34,6 +34,25 @@ describe('trace context through the outbox', () => {
       'x-custom': 'kept',
       traceparent: traceparent(span.traceId, span.spanId),
     });
+  });
+
+  it("stores the request's id from its context, unless the event names one", async () => {
+    const implicit = recordingTx();
+    await runWithContext({ requestId: 'req-1', userId: 7 }, () =>
+      enqueueOutbox(implicit.tx, 'boards', { id: 'x', topic: 't', key: 'k', payload: {} }),
+    );
+    expect(implicit.storedHeaders()).toEqual({ 'x-request-id': 'req-1' });
+    const explicit = recordingTx();
+    await runWithContext({ requestId: 'req-1' }, () =>
+      enqueueOutbox(explicit.tx, 'boards', {
+        id: 'x',
+        topic: 't',
+        key: 'k',
+        payload: {},
+        headers: { 'x-request-id': 'req-0' },
+      }),
+    );
+    expect(explicit.storedHeaders()).toEqual({ 'x-request-id': 'req-0' });
   });
 
   it('stores no trace context outside a trace', async () => {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import {
   contextWithSpan,
+  currentContext,
   extractTraceContext,
   failSpan,
   gauge,
@@ -24,17 +25,28 @@ import { quoteIdent } from './pool';
  *     id uuid PRIMARY KEY, topic text NOT NULL, key text NOT NULL, payload jsonb NOT NULL,
  *     headers jsonb NOT NULL DEFAULT '{}', created_at timestamptz NOT NULL DEFAULT now(),
  *     available_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz,
- *     attempts integer NOT NULL DEFAULT 0, last_error text);
+ *     attempts integer NOT NULL DEFAULT 0, last_error text,
+ *     seq bigint GENERATED ALWAYS AS IDENTITY);
  *   CREATE INDEX outbox_pending ON outbox (available_at, created_at) WHERE published_at IS NULL;
+ *
+ * `seq` is the publishing order: the order the rows were written in. `created_at` cannot be: it is the time
+ * the transaction started, the same for every event one transaction writes (and a transaction that waited for
+ * a lock may have started before the one it waited for). Outboxes made before `seq` got it as a nullable column
+ * with a sequence default (no rewrite); their older rows, without one, go first.
  */
 
 /**
  * Adds an event in the caller's transaction, so it is published if and only if the state change commits. The
  * active trace context (W3C `traceparent`/`tracestate`) is stored with it in `headers`, so the relay, running
- * later and outside the request, publishes the event as part of the request's trace.
+ * later and outside the request, publishes the event as part of the request's trace; so is the request's id
+ * (`x-request-id`, unless the event names one), so use cases need not carry it to every event they write.
  */
 export async function enqueueOutbox(tx: Queryable, schema: string, event: OutboxMessage): Promise<void> {
-  const headers = injectTraceContext({ ...event.headers });
+  const requestId = currentContext()?.requestId;
+  const headers = injectTraceContext({
+    ...(requestId ? { 'x-request-id': requestId } : {}),
+    ...event.headers,
+  });
   await tx.query(
     `INSERT INTO ${quoteIdent(schema)}.outbox (id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5)`,
     [event.id, event.topic, event.key, JSON.stringify(event.payload), JSON.stringify(headers)],
@@ -175,12 +187,17 @@ export class OutboxRelay {
 
   private async publishBatch(): Promise<number> {
     const client = await this.options.pool.connect();
+    // The pool stops listening for a client's errors while it is checked out, and this one is held across the
+    // publish, with no query running: a connection lost then would be an unhandled 'error' event (the process
+    // would crash on a database blip). The next query fails with it instead, and the pass with that.
+    const onError = (err: Error) => this.options.logger.warn({ err }, 'outbox relay lost its connection');
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<OutboxRow>(
         `SELECT id, topic, key, payload, headers, attempts FROM ${this.table}
           WHERE published_at IS NULL AND available_at <= now()
-          ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+          ORDER BY seq NULLS FIRST, created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.batchSize],
       );
       if (rows.length === 0) {
@@ -223,6 +240,7 @@ export class OutboxRelay {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
+      client.off('error', onError);
       client.release();
     }
   }

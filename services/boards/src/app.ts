@@ -55,7 +55,7 @@ export interface BoardsAppOptions {
 
 /**
  * Composition root: pool → store → each slice's use cases → its gRPC service, all six on one server; plus the
- * outbox relay (story-deleted events) and the project-deleted consumer. Nothing connects until `start`; Kafka
+ * outbox relay (story-deleted and resource-changed events) and the project-deleted consumer. Nothing connects until `start`; Kafka
  * is never needed to start or to answer a call.
  */
 export function createApp(
@@ -112,16 +112,16 @@ export function createApp(
     definition: v1[name].service,
     implementation,
   });
-  // Stories also read /me/stories on the pool and wake the relay after a delete; history only reads, on the
-  // pool.
+  // Every write with events wakes the relay once it commits; stories also read /me/stories on the pool; history
+  // only reads, on the pool.
   const stories = storiesUseCases(store, { ownedStories: ownedStoriesReader(pool), wakeOutbox: wakeRelay });
   const history = historyUseCases(storyHistoryReader(pool), config.METRICS_WINDOW_DAYS);
   const services = [
     service('StoriesService', storiesHandlers(logger, stories)),
     service('PhasesService', phasesHandlers(logger, phasesUseCases(store))),
-    service('TagsService', tagsHandlers(logger, tagsUseCases(store))),
-    service('TasksService', tasksHandlers(logger, tasksUseCases(store))),
-    service('CommentsService', commentsHandlers(logger, commentsUseCases(store))),
+    service('TagsService', tagsHandlers(logger, tagsUseCases(store, wakeRelay))),
+    service('TasksService', tasksHandlers(logger, tasksUseCases(store, wakeRelay))),
+    service('CommentsService', commentsHandlers(logger, commentsUseCases(store, wakeRelay))),
     service('HistoryService', historyHandlers(logger, history)),
   ];
   const server = createGrpcServer({

@@ -11,9 +11,12 @@ export const configSchema = z.object({
   METRICS_PORT: env.port(9103),
   DATABASE_URL: env.url(),
   DB_SCHEMA: schemaName().default('boards'),
-  /** Publishes `boards.story-deleted.v1` (outbox relay) and consumes `membership.project-deleted.v1`. */
+  /**
+   * Publishes `boards.story-deleted.v1` and `flowboard.resource-changed.v1` (outbox relay) and consumes
+   * `membership.project-deleted.v1`.
+   */
   KAFKA_BROKERS: env.list(),
-  /** How often the outbox relay looks for unpublished events (it is also woken after each story delete). */
+  /** How often the outbox relay looks for unpublished events (it is also woken after each write with events). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   LOG_LEVEL: env.logLevel(),
   // Project metrics (docs/compat.md §5.2): stories that entered Archive within this many days.

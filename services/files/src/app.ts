@@ -1,6 +1,7 @@
+import { AsyncResource } from 'node:async_hooks';
 import type http from 'node:http';
-import { BackgroundConsumer, createKafka } from '@flowboard/messaging';
-import { createPool } from '@flowboard/pg-kit';
+import { BackgroundConsumer, createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
+import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
 import { loadFilesProto } from '@flowboard/proto';
 import {
   drainServer,
@@ -36,7 +37,7 @@ import { createHttpServer } from './http/server';
 export interface FilesApp {
   /** Ensures the bucket, then serves; resolves to the bound ports (tests pass port 0). */
   start(): Promise<{ grpcPort: number; httpPort: number }>;
-  /** Sweeper and consumer off → HTTP close → gRPC drain → pool end. */
+  /** Sweeper and consumer off → HTTP close → gRPC drain → outbox relay off → pool end. */
   stop(): Promise<void>;
   /** One sweeper run now (tests, operators); the timer runs it every SWEEP_INTERVAL_SECONDS. */
   sweep(): Promise<SweepResult>;
@@ -53,7 +54,10 @@ const GROW_STEP_BYTES = 4 * 1024 * 1024;
 /** Waits between attempts to join the consumer group: doubling from the first to the second. */
 const CONSUMER_RETRY_MS = { initial: 1_000, max: 30_000 };
 
-/** Composition root: pool, blob store, repositories, use cases, the gRPC and HTTP servers. Nothing connects until `start`. */
+/**
+ * Composition root: pool, blob store, repositories, use cases, the gRPC and HTTP servers, the deletion-events
+ * consumer and the outbox relay (attachment change events). Nothing connects until `start`.
+ */
 export function createApp(
   config: FilesConfig,
   logger: Logger = createLogger('files', config.LOG_LEVEL),
@@ -64,10 +68,22 @@ export function createApp(
     applicationName: 'files',
   });
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
-  const attachments = attachmentRepository(pool);
+  const attachments = attachmentRepository(pool, config.DB_SCHEMA);
   const quota = quotaRepository(pool);
   const metrics = createMetricsRegistry('files');
   observePool(metrics, pool);
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'files', logger });
+  const publisher = createLazyTopicPublisher(kafka);
+  const relay = new OutboxRelay({
+    pool,
+    schema: config.DB_SCHEMA,
+    publisher,
+    logger,
+    intervalMs: config.OUTBOX_INTERVAL_MS,
+    metrics,
+  });
+  // Bound here, outside any request: relay passes woken by a request must not run (and log) in its context.
+  const wakeRelay = AsyncResource.bind(() => relay.wake());
   observeStorage(metrics, quota, logger);
   const metricsServer = metricsEndpoint(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
   const blobs = createMinioBlobStore({
@@ -91,8 +107,8 @@ export function createApp(
         implementation: filesHandlers(logger, {
           listAttachments: makeListAttachments(attachments),
           getAttachment: makeGetAttachment(attachments),
-          renameAttachment: makeRenameAttachment(attachments),
-          deleteAttachment: makeDeleteAttachment({ attachments, blobs, logger }),
+          renameAttachment: makeRenameAttachment(attachments, wakeRelay),
+          deleteAttachment: makeDeleteAttachment({ attachments, blobs, logger, signal: wakeRelay }),
           getStorageUsage: makeGetStorageUsage(quota),
         }),
       },
@@ -107,6 +123,7 @@ export function createApp(
       quota,
       reservations: { ttlSeconds: config.RESERVATION_TTL_SECONDS, growStepBytes: GROW_STEP_BYTES },
       logger,
+      signal: wakeRelay,
     }),
     openAttachmentContent: makeOpenAttachmentContent({ attachments, blobs }),
   });
@@ -133,7 +150,6 @@ export function createApp(
   };
   let sweepTimer: NodeJS.Timeout | undefined;
 
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'files', logger });
   const handle = createDeletionEventsHandler({
     purge: makePurgeAttachments({ attachments, blobs, logger }),
     logger,
@@ -158,6 +174,7 @@ export function createApp(
       const grpcPort = await grpcServer.start();
       const httpPort = await listen(httpServer, config.HTTP_PORT, config.HOST);
       logger.info({ port: httpPort }, 'internal HTTP server listening');
+      relay.start();
       consumer.start();
       if (config.SWEEP_INTERVAL_SECONDS > 0) {
         sweepTimer = setInterval(() => void sweepOnce(), config.SWEEP_INTERVAL_SECONDS * 1000);
@@ -174,7 +191,9 @@ export function createApp(
         // Both drain at once: the gateway moves to another replica over each of them independently.
         await Promise.all([closeHttp(httpServer, logger), grpcServer.stop()]);
         await sweeping;
-        await pool.end();
+        const released = await stopOutbox(relay, publisher, logger);
+        // pool.end() waits for checked-out clients; a relay pass still holding one would keep it waiting.
+        if (released) await pool.end();
         await metricsServer.stop();
       })()),
   };

@@ -23,9 +23,11 @@ export const configSchema = z.object({
     .default('flowboard-attachments'),
   /** Largest accepted file, per part (413 above it). Default 100 MiB. */
   MAX_FILE_BYTES: z.coerce.number().int().positive().default(104_857_600),
-  /** Deletion events (project, story) are consumed from here. */
+  /** Deletion events (project, story) are consumed from here; attachment changes are published to it. */
   KAFKA_BROKERS: env.list(),
   KAFKA_GROUP_ID: z.string().min(1).default('files'),
+  /** How often the outbox relay looks for unpublished events (it is also woken after each write with events). */
+  OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   /** An upload's storage reservation lapses this long after its last renewal (uploads renew every third). */
   RESERVATION_TTL_SECONDS: z.coerce.number().int().min(3).default(120),
   /** How often the sweeper runs (expired reservations, abandoned multipart uploads, objects without a row); 0 = never. */

@@ -209,7 +209,9 @@ export function fakeStore() {
         if (!story) return undefined;
         const own = phases.filter((p) => p.projectId === projectId);
         const phasePosition = own.find((p) => p.id === story.phase.id)!.position;
-        return { story, phasePosition, lastPosition: Math.max(...own.map((p) => p.position)) };
+        // A copy, as a database read is: the use cases compare it with the story after their update.
+        const copy = { ...story, phase: { ...story.phase } };
+        return { story: copy, phasePosition, lastPosition: Math.max(...own.map((p) => p.position)) };
       },
       async list(projectId, query) {
         const own = stories.filter((s) => s.projectId === projectId);
@@ -228,8 +230,7 @@ export function fakeStore() {
       },
       async delete(projectId, storyId) {
         const i = stories.findIndex((s) => s.projectId === projectId && s.id === storyId);
-        if (i >= 0) stories.splice(i, 1);
-        return i >= 0;
+        return i >= 0 ? stories.splice(i, 1)[0] : undefined;
       },
       async matchingIds(projectId) {
         return stories.filter((s) => s.projectId === projectId).map((s) => s.id);
@@ -271,8 +272,10 @@ export function fakeStore() {
       },
       listForStories: async (projectId, storyIds) =>
         tasks.filter((t) => t.projectId === projectId && storyIds.includes(t.storyId)),
-      find: async (projectId, storyId, taskId) =>
-        ofStory(tasks, projectId, storyId).find((t) => t.id === taskId),
+      async find(projectId, storyId, taskId) {
+        const task = ofStory(tasks, projectId, storyId).find((t) => t.id === taskId);
+        return task && { ...task }; // a copy, as a database read is
+      },
       async append(projectId, storyId, values) {
         const position = Math.max(0, ...ofStory(tasks, projectId, storyId).map((t) => t.position)) + 1;
         const task = {
@@ -295,8 +298,7 @@ export function fakeStore() {
         const i = tasks.findIndex(
           (t) => t.projectId === projectId && t.storyId === storyId && t.id === taskId,
         );
-        if (i >= 0) tasks.splice(i, 1);
-        return i >= 0;
+        return i >= 0 ? tasks.splice(i, 1)[0] : undefined;
       },
       ids: async (projectId, storyId) =>
         ofStory(tasks, projectId, storyId)
@@ -316,8 +318,10 @@ export function fakeStore() {
       listForStories: async (projectId, storyIds) =>
         comments.filter((c) => c.projectId === projectId && storyIds.includes(c.storyId)),
       find: async (projectId, storyId, id) => ofStory(comments, projectId, storyId).find((c) => c.id === id),
-      findForUpdate: async (projectId, storyId, id) =>
-        ofStory(comments, projectId, storyId).find((c) => c.id === id),
+      async findForUpdate(projectId, storyId, id) {
+        const comment = ofStory(comments, projectId, storyId).find((c) => c.id === id);
+        return comment && { ...comment }; // a copy, as a database read is
+      },
       async insert(comment) {
         const record = { id: ++nextChildId, createdAt: now, ...comment, version: 1 };
         comments.push(record);

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { storyDeletedV1 } from '@flowboard/events';
 import type { boards } from '@flowboard/proto';
 import { fromGrpcError } from '@flowboard/service-kit';
 import {
@@ -73,10 +74,15 @@ async function historyOf(projectId: number, storyId: number) {
   return rows;
 }
 
-const outboxRows = async (projectId: number) =>
+/** The project's outbox rows: all of them, or those of one topic. */
+const outboxRows = async (projectId: number, topic?: string) =>
   Number(
-    (await admin.query<{ n: string }>('SELECT count(*) AS n FROM outbox WHERE key = $1', [String(projectId)]))
-      .rows[0]!.n,
+    (
+      await admin.query<{ n: string }>(
+        'SELECT count(*) AS n FROM outbox WHERE key = $1 AND ($2::text IS NULL OR topic = $2)',
+        [String(projectId), topic ?? null],
+      )
+    ).rows[0]!.n,
   );
 
 describe('story versions', () => {
@@ -206,12 +212,15 @@ describe('story versions', () => {
     await call('CreateTask', { project_id: projectId, story_id: story.id, text: 'kept' });
     await updateStory({ project_id: projectId, story_id: story.id, update_mask: ['text'], text: 'v2' });
     const key = { project_id: projectId, story_id: story.id };
+    // The create, the task and the update wrote their change events; the refused delete must add none.
+    const written = await outboxRows(projectId);
 
     expect(await preconditionFailed(call('DeleteStory', { ...key, expected_version: 1 }))).toBe(
       `Story ${story.id} is at version 2, not 1.`,
     );
     expect((await getStory(projectId, story.id)).version).toBe(2);
-    expect(await outboxRows(projectId)).toBe(0);
+    expect(await outboxRows(projectId)).toBe(written);
+    expect(await outboxRows(projectId, storyDeletedV1.topic)).toBe(0);
     const tasks = await call<boards.ListTasksResponse__Output>('ListTasks', {
       ...key,
       page: 1,
@@ -221,11 +230,12 @@ describe('story versions', () => {
 
     await call('DeleteStory', { ...key, expected_version: 2 });
     expect((await failure(getStory(projectId, story.id))).kind).toBe('NotFound');
-    expect(await outboxRows(projectId)).toBe(1);
+    expect(await outboxRows(projectId, storyDeletedV1.topic)).toBe(1);
+    expect(await outboxRows(projectId)).toBe(written + 2); // boards.story-deleted.v1 and story.deleted
 
     const unconditional = await createStory({ project_id: projectId });
     await call('DeleteStory', { project_id: projectId, story_id: unconditional.id });
-    expect(await outboxRows(projectId)).toBe(2);
+    expect(await outboxRows(projectId, storyDeletedV1.topic)).toBe(2);
   });
 
   it('of 10 concurrent updates at one version exactly one wins; the version rises by one', async () => {

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { OutboxMessage } from '@flowboard/events';
 
 /** Ports the use cases depend on; src/db and src/blob implement them, unit tests use fakes. */
 
@@ -21,38 +22,52 @@ export interface AttachmentRecord {
 
 export type NewAttachment = Omit<AttachmentRecord, 'id' | 'createdAt' | 'version'>;
 
+/**
+ * The events a write publishes, from the rows it changed: written to the outbox in the write's own
+ * transaction, so they go out if and only if it commits.
+ */
+export type ChangeEvents<T> = (changed: T) => readonly OutboxMessage[];
+
 export interface AttachmentRepository {
   /**
-   * In one transaction: inserts all rows, turns the upload's reservation into usage (its actual bytes) and ends
-   * the reservation. Rejects with NotFound when the project or story was deleted meanwhile, and with
-   * Unavailable when the reservation no longer exists (it expired); nothing is recorded then.
+   * In one transaction: inserts all rows, turns the upload's reservation into usage (its actual bytes), ends
+   * the reservation and writes `events` of the rows. Rejects with NotFound when the project or story was
+   * deleted meanwhile, and with Unavailable when the reservation no longer exists (it expired); nothing is
+   * recorded then.
    */
-  commitUpload(reservationId: number, attachments: readonly NewAttachment[]): Promise<AttachmentRecord[]>;
+  commitUpload(
+    reservationId: number,
+    attachments: readonly NewAttachment[],
+    events: ChangeEvents<AttachmentRecord[]>,
+  ): Promise<AttachmentRecord[]>;
   /** A story's attachments by id. */
   listByStory(projectId: number, storyId: number): Promise<AttachmentRecord[]>;
   /** Undefined when absent or when it belongs to another project or story. */
   find(projectId: number, storyId: number, attachmentId: number): Promise<AttachmentRecord | undefined>;
   /**
-   * Sets the (already sanitised) name; undefined when absent or in another project or story. With
-   * `expectedVersion`, only if the attachment is at that version, else PreconditionFailed (nothing written).
+   * Sets the (already sanitised) name and writes `events` of the change (the attachment before and after), in
+   * one transaction; undefined when absent or in another project or story. With `expectedVersion`, only if the
+   * attachment is at that version, else PreconditionFailed (nothing written).
    */
   rename(
     projectId: number,
     storyId: number,
     attachmentId: number,
     fileName: string,
-    expectedVersion?: number,
+    expectedVersion: number | undefined,
+    events: ChangeEvents<{ before: AttachmentRecord; after: AttachmentRecord }>,
   ): Promise<AttachmentRecord | undefined>;
   /**
-   * Deletes the row, frees its bytes, and returns it (for its object key); undefined when absent or
-   * elsewhere. With `expectedVersion`, only if the attachment is at that version, else PreconditionFailed
-   * (nothing written).
+   * Deletes the row, frees its bytes and writes `events` of it (as it was), in one transaction, and returns it
+   * (for its object key); undefined when absent or elsewhere. With `expectedVersion`, only if the attachment is
+   * at that version, else PreconditionFailed (nothing written).
    */
   delete(
     projectId: number,
     storyId: number,
     attachmentId: number,
-    expectedVersion?: number,
+    expectedVersion: number | undefined,
+    events: ChangeEvents<AttachmentRecord>,
   ): Promise<AttachmentRecord | undefined>;
   /**
    * Records the project (or, with a story id, the story) as deleted, so no upload in flight commits into it

@@ -2,24 +2,40 @@ import { DomainError, parseExpectedVersion } from '@flowboard/service-kit';
 import { requirePositiveId } from '../domain/attachment';
 import { sanitizeFileName } from '../domain/file-name';
 import type { AttachmentRecord, AttachmentRepository } from './ports';
+import { attachmentChanged, type OutboxSignal } from './resource-events';
 
-export type RenameAttachment = (
-  projectId: number,
-  storyId: number,
-  attachmentId: number,
-  rawFileName: string,
+export interface RenameAttachmentCommand {
+  projectId: number;
+  storyId: number;
+  attachmentId: number;
+  fileName: string;
   /** 0 or undefined = unconditional; else the rename happens only if the attachment is at this version. */
-  expectedVersion?: number,
-) => Promise<AttachmentRecord>;
+  expectedVersion?: number;
+  /** The caller (from call metadata): the actor of `attachment.updated`. */
+  actorId: number;
+}
+
+export type RenameAttachment = (command: RenameAttachmentCommand) => Promise<AttachmentRecord>;
 
 /**
  * PUT `filename`/`fileName` (docs/compat.md §5.6): the new name goes through the upload's rules (last path
  * segment, no control or bidi characters, NFC, at most 200 characters). A blank name is refused rather than
  * turned into the upload's default "file": here the caller chose it. NotFound as for get; a conditional
- * rename at another version is PreconditionFailed.
+ * rename at another version is PreconditionFailed. Publishes `attachment.updated` when the name changed (the
+ * version rose), in the rename's transaction.
  */
-export function makeRenameAttachment(attachments: AttachmentRepository): RenameAttachment {
-  return async (projectId, storyId, attachmentId, rawFileName, rawVersion) => {
+export function makeRenameAttachment(
+  attachments: AttachmentRepository,
+  signal: OutboxSignal = () => undefined,
+): RenameAttachment {
+  return async ({
+    projectId,
+    storyId,
+    attachmentId,
+    fileName: rawFileName,
+    expectedVersion: rawVersion,
+    actorId,
+  }) => {
     const p = requirePositiveId('project_id', projectId);
     const s = requirePositiveId('story_id', storyId);
     const expectedVersion = parseExpectedVersion(rawVersion);
@@ -37,8 +53,11 @@ export function makeRenameAttachment(attachments: AttachmentRepository): RenameA
       attachmentId,
       sanitizeFileName(rawFileName),
       expectedVersion,
+      ({ before, after }) =>
+        after.version === before.version ? [] : [attachmentChanged('attachment.updated', after, actorId)],
     );
     if (!renamed) throw new DomainError('NotFound', 'Attachment not found');
+    signal();
     return renamed;
   };
 }

@@ -1,4 +1,6 @@
+import { parseEvent, resourceChangedV1, type OutboxMessage } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
+import { toAttachmentMessage } from './attachment-message';
 import type {
   AttachmentRecord,
   AttachmentRepository,
@@ -42,6 +44,8 @@ function fakes(options: { growStepBytes?: number } = {}) {
   };
   const objects = new Map<string, { bytes: Buffer; contentType: string }>();
   const rows: AttachmentRecord[] = [];
+  /** What the commit puts in the outbox (its transaction, in the real repository). */
+  const outbox: OutboxMessage[] = [];
   const warnings: string[] = [];
   let nextId = 1;
   let failInsert = false;
@@ -65,7 +69,7 @@ function fakes(options: { growStepBytes?: number } = {}) {
     abortIncompleteUpload: async () => undefined,
   };
   const attachments: AttachmentRepository = {
-    async commitUpload(reservationId, list: readonly NewAttachment[]) {
+    async commitUpload(reservationId, list: readonly NewAttachment[], events) {
       if (failInsert) throw new Error('database down');
       const held = reservations.get(reservationId);
       if (held === undefined) throw new Error('reservation gone');
@@ -76,6 +80,7 @@ function fakes(options: { growStepBytes?: number } = {}) {
       ledger.used += actual;
       const created = list.map((a) => ({ ...a, id: nextId++, createdAt: new Date(), version: 1 }));
       rows.push(...created);
+      outbox.push(...events(created));
       return created;
     },
     deleteScope: async () => [],
@@ -94,6 +99,7 @@ function fakes(options: { growStepBytes?: number } = {}) {
     },
   };
   const logger = { warn: (_details: object, message: string) => void warnings.push(message) };
+  let signals = 0;
   let tokens = 0;
   const newToken = () => (++tokens).toString(16).padStart(32, '0');
   const uploadWith = makeUploadAttachments({
@@ -103,6 +109,7 @@ function fakes(options: { growStepBytes?: number } = {}) {
     reservations: { ttlSeconds: 60, growStepBytes: options.growStepBytes ?? 4 },
     logger,
     newToken,
+    signal: () => void signals++,
   });
   /** Unless a test says otherwise: a roomy limit, and a chunked body (no upper bound known). */
   const upload = (
@@ -120,6 +127,8 @@ function fakes(options: { growStepBytes?: number } = {}) {
     reservations,
     objects,
     rows,
+    outbox,
+    signals: () => signals,
     warnings,
     failInsert: () => (failInsert = true),
     failRemove: () => (failRemove = true),
@@ -175,6 +184,45 @@ describe('UploadAttachments', () => {
     }
     expect([...objects.keys()]).toEqual(created.map((a) => a.objectKey));
     expect(objects.get(created[0]!.objectKey)!.bytes.toString()).toBe('abc');
+  });
+
+  it('commits an attachment.created per file, by the uploader, about the story; then wakes the relay', async () => {
+    const { upload, outbox, signals } = fakes();
+    const created = await upload({
+      projectId: 12,
+      storyId: 3,
+      userId: 7,
+      files: files(file('a.txt', 'text/plain', bytes('ab')), file('b.txt', 'text/plain', bytes('c'))),
+    });
+    expect(outbox.map((m) => [m.topic, m.key])).toEqual([
+      [resourceChangedV1.topic, '12'],
+      [resourceChangedV1.topic, '12'],
+    ]);
+    expect(outbox.map((m) => parseEvent(resourceChangedV1, JSON.stringify(m.payload)).data)).toEqual(
+      created.map((a) => ({
+        projectId: 12,
+        actorId: 7,
+        type: 'attachment.created',
+        subject: 'story:3',
+        resource: toAttachmentMessage(a),
+      })),
+    );
+    expect(signals()).toBe(1);
+  });
+
+  it('a failed commit publishes nothing and wakes nobody', async () => {
+    const { upload, outbox, signals, failInsert } = fakes();
+    failInsert();
+    await expect(
+      upload({
+        projectId: 12,
+        storyId: 3,
+        userId: 7,
+        files: files(file('a.txt', 'text/plain', bytes('ab'))),
+      }),
+    ).rejects.toThrow('database down');
+    expect(outbox).toEqual([]);
+    expect(signals()).toBe(0);
   });
 
   it('refuses a request without files (invalid-body) and writes nothing', async () => {

@@ -11,10 +11,12 @@ import type {
   WarnLogger,
 } from './ports';
 import { Reservation, type ReservationOptions, type UploadAccount } from './reservation';
+import { attachmentChanged, type OutboxSignal } from './resource-events';
 
 export interface UploadAttachmentsCommand {
   projectId: number;
   storyId: number;
+  /** The caller: the attachments' creator, and the actor of their `attachment.created` events. */
   userId: number;
   /** Whose quota the bytes count against, and its limit. */
   account: UploadAccount;
@@ -36,6 +38,8 @@ export interface UploadAttachmentsDeps {
   reservations: ReservationOptions;
   logger: WarnLogger;
   newToken?: () => string;
+  /** Wakes the outbox relay once the rows (and their events) are committed. */
+  signal?: OutboxSignal;
 }
 
 /**
@@ -46,7 +50,8 @@ export interface UploadAttachmentsDeps {
  *
  * Quota: space is reserved when the first file part arrives (after the body proved to be multipart, before any
  * byte is stored) and grown ahead of the file bytes if needed; the first byte past the limit → PlanLimitExceeded
- * (402). The commit turns the reservation into usage in the rows' transaction; any failure gives it back.
+ * (402). The commit turns the reservation into usage in the rows' transaction, with an `attachment.created`
+ * event per file; any failure gives it back.
  */
 export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttachments {
   const newToken = deps.newToken ?? newAttachmentToken;
@@ -94,7 +99,11 @@ export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttach
         );
       }
       reservation.close();
-      return await deps.attachments.commitUpload(reservation.id, stored);
+      const committed = await deps.attachments.commitUpload(reservation.id, stored, (records) =>
+        records.map((record) => attachmentChanged('attachment.created', record, userId)),
+      );
+      deps.signal?.();
+      return committed;
     } catch (err) {
       await Promise.all([removeAll(deps, written), reservation?.release()]);
       throw err;

@@ -1,4 +1,6 @@
+import type { OutboxMessage } from '@flowboard/events';
 import {
+  enqueueOutbox,
   isPgError,
   PG_UNIQUE_VIOLATION,
   withTransaction,
@@ -73,7 +75,15 @@ const toRecord = (row: AttachmentRow): AttachmentRecord => ({
   version: row.version,
 });
 
-export function attachmentRepository(db: Pool): AttachmentRepository {
+/**
+ * The attachments of the files schema (`schema`, also the home of the outbox its writes' events go to). Every
+ * write is one transaction, its events included.
+ */
+export function attachmentRepository(db: Pool, schema: string): AttachmentRepository {
+  const enqueue = async (client: PoolClient, events: readonly OutboxMessage[]) => {
+    for (const event of events) await enqueueOutbox(client, schema, event);
+  };
+
   /**
    * After a conditional write matched no row: PreconditionFailed when the attachment exists (at another
    * version; versions only rise, so never at the expected one again), nothing when it does not (NotFound).
@@ -93,7 +103,7 @@ export function attachmentRepository(db: Pool): AttachmentRepository {
   }
 
   return {
-    async commitUpload(reservationId, attachments) {
+    async commitUpload(reservationId, attachments, events) {
       if (attachments.length === 0) return [];
       const projectIds = new Set(attachments.map((a) => a.projectId));
       const accountIds = new Set(attachments.map((a) => a.accountId));
@@ -102,7 +112,7 @@ export function attachmentRepository(db: Pool): AttachmentRepository {
         throw new Error('one upload commits into one project and one account');
       }
       const column = <K extends keyof (typeof attachments)[number]>(key: K) => attachments.map((a) => a[key]);
-      const result = await withTransaction(db, async (client) => {
+      return withTransaction(db, async (client) => {
         await lockProject(client, first.projectId, 'shared');
         const gone = await client.query(
           `SELECT 1 FROM deleted_projects WHERE project_id = $1
@@ -131,7 +141,7 @@ export function attachmentRepository(db: Pool): AttachmentRepository {
           [first.accountId, reserved, actual],
         );
         // One statement, so the rows appear together or not at all; ids follow the input order.
-        return insertOrConflict(() =>
+        const result = await insertOrConflict(() =>
           client.query<AttachmentRow>(
             `INSERT INTO attachments (project_id, story_id, file_name, content_type, size_bytes, token, object_key, created_by, account_id)
            SELECT t.project_id, t.story_id, t.file_name, t.content_type, t.size_bytes, t.token, t.object_key, t.created_by, t.account_id
@@ -152,12 +162,14 @@ export function attachmentRepository(db: Pool): AttachmentRepository {
             ],
           ),
         );
-      });
-      const byToken = new Map(result.rows.map((row) => [row.token, toRecord(row)]));
-      return attachments.map((a) => {
-        const record = byToken.get(a.token);
-        if (!record) throw new Error('attachment insert returned fewer rows than it was given');
-        return record;
+        const byToken = new Map(result.rows.map((row) => [row.token, toRecord(row)]));
+        const records = attachments.map((a) => {
+          const record = byToken.get(a.token);
+          if (!record) throw new Error('attachment insert returned fewer rows than it was given');
+          return record;
+        });
+        await enqueue(client, events(records));
+        return records;
       });
     },
 
@@ -178,31 +190,47 @@ export function attachmentRepository(db: Pool): AttachmentRepository {
       return row ? toRecord(row) : undefined;
     },
 
-    async rename(projectId, storyId, attachmentId, fileName, expectedVersion) {
-      const result = await db.query<AttachmentRow>(
-        `UPDATE attachments SET file_name = $4
-         WHERE project_id = $1 AND story_id = $2 AND id = $3 AND ${atVersion('$5')}
-         RETURNING ${COLUMNS}`,
-        [projectId, storyId, attachmentId, fileName, expectedVersion ?? null],
-      );
-      const row = result.rows[0];
-      if (row) return toRecord(row);
-      if (expectedVersion !== undefined)
-        await refuseOtherVersion(projectId, storyId, attachmentId, expectedVersion);
-      return undefined;
+    async rename(projectId, storyId, attachmentId, fileName, expectedVersion, events) {
+      return withTransaction(db, async (client) => {
+        // The row locked first: the version compared is the one renamed (concurrent renames queue here and see
+        // each other's), and the events get the attachment before and after (a same-name rename changes nothing).
+        const found = await client.query<AttachmentRow>(
+          `SELECT ${COLUMNS} FROM attachments WHERE project_id = $1 AND story_id = $2 AND id = $3 FOR UPDATE`,
+          [projectId, storyId, attachmentId],
+        );
+        const row = found.rows[0];
+        if (!row) return undefined;
+        const before = toRecord(row);
+        if (expectedVersion !== undefined)
+          requireVersion('Attachment', attachmentId, before.version, expectedVersion);
+        const result = await client.query<AttachmentRow>(
+          `UPDATE attachments SET file_name = $4 WHERE project_id = $1 AND story_id = $2 AND id = $3
+           RETURNING ${COLUMNS}`,
+          [projectId, storyId, attachmentId, fileName],
+        );
+        const after = toRecord(result.rows[0] as AttachmentRow);
+        await enqueue(client, events({ before, after }));
+        return after;
+      });
     },
 
-    async delete(projectId, storyId, attachmentId, expectedVersion) {
-      const result = await db.query<AttachmentRow>(
-        freeing(
-          `DELETE FROM attachments WHERE project_id = $1 AND story_id = $2 AND id = $3 AND ${atVersion('$4')}
-           RETURNING ${COLUMNS}`,
-          'SELECT * FROM deleted',
-        ),
-        [projectId, storyId, attachmentId, expectedVersion ?? null],
-      );
-      const row = result.rows[0];
-      if (row) return toRecord(row);
+    async delete(projectId, storyId, attachmentId, expectedVersion, events) {
+      const deleted = await withTransaction(db, async (client) => {
+        const result = await client.query<AttachmentRow>(
+          freeing(
+            `DELETE FROM attachments WHERE project_id = $1 AND story_id = $2 AND id = $3 AND ${atVersion('$4')}
+             RETURNING ${COLUMNS}`,
+            'SELECT * FROM deleted',
+          ),
+          [projectId, storyId, attachmentId, expectedVersion ?? null],
+        );
+        const row = result.rows[0];
+        if (!row) return undefined;
+        const record = toRecord(row);
+        await enqueue(client, events(record));
+        return record;
+      });
+      if (deleted) return deleted;
       if (expectedVersion !== undefined)
         await refuseOtherVersion(projectId, storyId, attachmentId, expectedVersion);
       return undefined;

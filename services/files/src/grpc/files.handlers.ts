@@ -1,11 +1,11 @@
 import type { files } from '@flowboard/proto';
-import { unary, type Logger } from '@flowboard/service-kit';
+import { requireUser, unary, type Logger } from '@flowboard/service-kit';
 import type { DeleteAttachment } from '../application/delete-attachment';
 import type { GetAttachment } from '../application/get-attachment';
 import type { GetStorageUsage } from '../application/get-storage-usage';
 import type { ListAttachments } from '../application/list-attachments';
 import type { RenameAttachment } from '../application/rename-attachment';
-import { toAttachmentMessage } from './mappers';
+import { toAttachmentMessage } from '../application/attachment-message';
 
 export interface FilesUseCases {
   listAttachments: ListAttachments;
@@ -44,27 +44,35 @@ export function filesHandlers(logger: Logger, useCases: FilesUseCases): files.Fi
 
     RenameAttachment: unary(
       logger,
-      async (request: files.RenameAttachmentRequest__Output): Promise<files.RenameAttachmentResponse> => {
-        const attachment = await useCases.renameAttachment(
-          request.project_id,
-          request.story_id,
-          request.attachment_id,
-          request.file_name,
-          request.expected_version,
-        );
+      async (
+        request: files.RenameAttachmentRequest__Output,
+        ctx,
+      ): Promise<files.RenameAttachmentResponse> => {
+        const attachment = await useCases.renameAttachment({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          attachmentId: request.attachment_id,
+          fileName: request.file_name,
+          expectedVersion: request.expected_version,
+          actorId: requireUser(ctx),
+        });
         return { attachment: toAttachmentMessage(attachment) };
       },
     ),
 
     DeleteAttachment: unary(
       logger,
-      async (request: files.DeleteAttachmentRequest__Output): Promise<files.DeleteAttachmentResponse> => {
-        await useCases.deleteAttachment(
-          request.project_id,
-          request.story_id,
-          request.attachment_id,
-          request.expected_version,
-        );
+      async (
+        request: files.DeleteAttachmentRequest__Output,
+        ctx,
+      ): Promise<files.DeleteAttachmentResponse> => {
+        await useCases.deleteAttachment({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          attachmentId: request.attachment_id,
+          expectedVersion: request.expected_version,
+          actorId: requireUser(ctx),
+        });
         return {};
       },
     ),

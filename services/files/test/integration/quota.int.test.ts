@@ -442,7 +442,7 @@ describe('sweeper', () => {
     };
     const sweepAt = (offsetMs: number) =>
       makeSweepStorage({
-        attachments: attachmentRepository(db),
+        attachments: attachmentRepository(db, 'files'),
         blobs: scoped,
         quota: quotaRepository(db),
         logger,

@@ -65,6 +65,9 @@ describe('accounts', () => {
   it('keeps the 409 before the 402 (docs/compat.md §3.3 order) and rolls a refusal back', async () => {
     const { db, owner, bob, project, role, members, invite } = await setup();
     await members.add(owner.id, { projectId: project.id, user: { id: bob.id, userName: '' } });
+    // member.added and role.updated (Members) for bob; the refusals below must add nothing.
+    const written = db.state.outbox.length;
+    expect(written).toBe(2);
     expect(
       await kindOf(invite(owner.id, { projectId: project.id, email: 'BOB@loblaw.com', roleId: role.id })),
     ).toBe('AlreadyExists');
@@ -72,7 +75,7 @@ describe('accounts', () => {
       await kindOf(invite(owner.id, { projectId: project.id, email: 'new@example.test', roleId: role.id })),
     ).toBe('PlanLimitExceeded');
     expect(db.state.invites).toHaveLength(0);
-    expect(db.state.outbox).toHaveLength(0);
+    expect(db.state.outbox).toHaveLength(written);
   });
 
   it('refuses bad limits and unknown users', async () => {

@@ -1,8 +1,9 @@
-import { inviteCreatedV1, parseEvent } from '@flowboard/events';
+import { inviteCreatedV1, parseEvent, resourceChangedV1 } from '@flowboard/events';
 import { InMemoryDatabase, NO_LIMITS } from '../../test/fakes/in-memory-database';
 import { createCreateInvite } from './create-invite';
 import { createCreateProject } from './create-project';
 import type { Project, Role, User } from './ports';
+import { toInviteMessage } from './resource-messages';
 
 describe('CreateInvite', () => {
   let db: InMemoryDatabase;
@@ -44,7 +45,8 @@ describe('CreateInvite', () => {
     expect(created.sender.id).toBe(owner.id);
     expect(created.role).toMatchObject({ id: membersRole.id, name: 'Members' });
 
-    expect(db.state.outbox).toHaveLength(1);
+    // The notifier's event, then the webhooks' (flowboard.resource-changed.v1).
+    expect(db.state.outbox).toHaveLength(2);
     const message = db.state.outbox[0]!;
     expect(message).toMatchObject({
       topic: inviteCreatedV1.topic,
@@ -62,6 +64,15 @@ describe('CreateInvite', () => {
       token: created.invite.token,
       senderName: 'Gob Bluth',
       expiresAt: created.invite.expiresAt.toISOString(),
+    });
+    const change = db.state.outbox[1]!;
+    expect(change).toMatchObject({ topic: resourceChangedV1.topic, key: String(project.id) });
+    expect(parseEvent(resourceChangedV1, JSON.stringify(change.payload)).data).toEqual({
+      projectId: project.id,
+      actorId: owner.id,
+      type: 'invite.created',
+      subject: `invite:${created.invite.id}`,
+      resource: toInviteMessage(created.invite, created.sender, created.role),
     });
     expect(signal).toHaveBeenCalledTimes(1);
   });
@@ -100,11 +111,11 @@ describe('CreateInvite', () => {
     await expect(
       invite(owner.id, { projectId: project.id, email: 'BUSTER@bluth.com', roleId: membersRole.id }),
     ).rejects.toMatchObject({ kind: 'AlreadyExists' });
-    expect(db.state.outbox).toHaveLength(1);
+    expect(db.state.outbox).toHaveLength(2); // the first invite's two events, nothing for the refusal
 
     db.now = new Date(db.now.getTime() + 15 * 86_400_000);
     await invite(owner.id, { projectId: project.id, email: 'BUSTER@bluth.com', roleId: membersRole.id });
-    expect(db.state.outbox).toHaveLength(2);
+    expect(db.state.outbox).toHaveLength(4);
   });
 
   it('refuses to invite an existing member', async () => {

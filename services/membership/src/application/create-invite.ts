@@ -7,6 +7,7 @@ import { parseEmail } from '../domain/user';
 import { beginCollaboratorChange } from './accounts';
 import { resolveProjectAccess } from './get-project-access';
 import type { Database, Invite, OutboxSignal, Role, User } from './ports';
+import { publishInvite } from './resource-events';
 
 export interface CreateInviteInput {
   projectId: number;
@@ -25,7 +26,8 @@ export interface CreatedInvite {
 /**
  * Invites an address into a project's role. The invite row and its `membership.invite-created.v1` event are
  * written in one transaction (outbox), so the e-mail goes out if and only if the invite exists, and a Kafka
- * outage never fails the request: the relay publishes once Kafka is back.
+ * outage never fails the request: the relay publishes once Kafka is back. Webhooks get `invite.created`
+ * (flowboard.resource-changed.v1) from the same transaction.
  *
  * Checks follow docs/compat.md §3.3: membership (404) → access (403) → body (400) → state (409, then 402: a
  * pending invite counts against the account's collaborator limit).
@@ -86,7 +88,9 @@ export function createCreateInvite(deps: {
         payload: event,
         headers: input.requestId ? { 'x-request-id': input.requestId } : {},
       });
-      return { invite, sender, role };
+      const created = { invite, sender, role };
+      await publishInvite(tx.outbox, { projectId: project.id, actorId: callerId }, 'invite.created', created);
+      return created;
     });
     deps.signal();
     return created;

@@ -112,7 +112,8 @@ export interface ApiKeyRepository {
 
 export interface ProjectRepository {
   insert(project: NewProject & { ownerId: number }): Promise<Project>;
-  addMember(projectId: number, userId: number): Promise<void>;
+  /** Makes the user a direct member; true when they were not one already. */
+  addMember(projectId: number, userId: number): Promise<boolean>;
   /** The project and what makes `userId` a member of it, in one query; undefined when the project is unknown. */
   findWithMembership(
     projectId: number,
@@ -130,10 +131,13 @@ export interface ProjectRepository {
   lockMembership(projectId: number): Promise<void>;
   /** Owner, direct member or role member (as in listMembers). */
   isMember(projectId: number, userId: number): Promise<boolean>;
-  /** Leaves the project and every role of it. */
-  removeMember(projectId: number, userId: number): Promise<void>;
-  /** Of `userIds`, removes from the project those now in none of its roles; never the owner. */
-  removeRolelessMembers(projectId: number, userIds: number[]): Promise<void>;
+  /** Leaves the project and every role of it; answers the ids of the roles left. */
+  removeMember(projectId: number, userId: number): Promise<number[]>;
+  /**
+   * Of `userIds`, removes from the project those now in none of its roles, never the owner; answers the ids of
+   * those removed (they are no longer members: roles' members are direct members too).
+   */
+  removeRolelessMembers(projectId: number, userIds: number[]): Promise<number[]>;
   /** Distinct users in the project's roles with admin access. */
   countAdminRoleMembers(projectId: number): Promise<number>;
   /** Projects the user owns or is a member of (directly or through a role), id order. */
@@ -147,7 +151,11 @@ export interface ProjectRepository {
 
 export interface RoleRepository {
   insert(role: { projectId: number; name: string; access: AccessLevel }): Promise<Role>;
-  addMember(roleId: number, userId: number): Promise<void>;
+  /**
+   * Puts the user in the role, and so in its project; answers whether they joined the role (false: in it
+   * already) and the project (false: a direct member already, as every role member and the owner are).
+   */
+  addMember(roleId: number, userId: number): Promise<{ joinedRole: boolean; joinedProject: boolean }>;
   /** The role when it belongs to the project. */
   findInProject(projectId: number, roleId: number): Promise<Role | undefined>;
   /** Ordered by role id. */
@@ -155,14 +163,17 @@ export interface RoleRepository {
   /** The role with its members when it belongs to the project. */
   findWithMembers(projectId: number, roleId: number): Promise<RoleWithMembers | undefined>;
   update(roleId: number, changes: { name?: string; access?: AccessLevel }): Promise<void>;
-  /** Members leave the role (whether they stay project members is the caller's to settle). */
-  delete(roleId: number): Promise<void>;
+  /**
+   * Members leave the role (whether they stay project members is the caller's to settle); its invites go too.
+   * Answers the pending ones among them, as they were.
+   */
+  delete(roleId: number): Promise<Invite[]>;
   /** Ordered by user id. */
   listMembers(roleId: number): Promise<User[]>;
   /** False when the user was not in the role. */
   removeMember(roleId: number, userId: number): Promise<boolean>;
-  /** Answers the ids of the users who were in the role. */
-  removeAllMembers(roleId: number): Promise<number[]>;
+  /** Answers the users who were in the role, ordered by id. */
+  removeAllMembers(roleId: number): Promise<User[]>;
   /** The project's first role (by id) with this name, ignoring case. */
   findByName(projectId: number, name: string): Promise<Role | undefined>;
 }
@@ -185,8 +196,8 @@ export interface InviteRepository {
   listPending(projectId: number): Promise<Invite[]>;
   /** A pending invite of the project. */
   findPending(projectId: number, inviteId: number): Promise<Invite | undefined>;
-  /** False when there was no pending invite with this id in the project. */
-  deletePending(projectId: number, inviteId: number): Promise<boolean>;
+  /** The deleted invite as it was; undefined when there was no pending invite with this id in the project. */
+  deletePending(projectId: number, inviteId: number): Promise<Invite | undefined>;
   /** The pending invite with this token (invites_token_key), without locking it. */
   findPendingByToken(token: string): Promise<Invite | undefined>;
   /**

@@ -4,7 +4,8 @@ import { beginCollaboratorChange } from './accounts';
 import { matches, parseFilter, USER_FILTER_PROPERTIES } from '../domain/filter';
 import { resolveUserReference, type UserReference } from './role-members';
 import { membershipWrite, requireProjectAccess } from './roles';
-import type { Database, Repositories, User } from './ports';
+import type { Database, OutboxSignal, Repositories, User } from './ports';
+import { afterCommit, publishMember, publishRole } from './resource-events';
 
 /** The role new members join (docs/compat.md §5.2: "the role named Members, if any"). */
 export const MEMBERS_ROLE_NAME = 'Members';
@@ -24,10 +25,16 @@ export async function findMember(repos: Repositories, projectId: number, ref: Us
 
 /**
  * `P/members` (docs/compat.md §5.2): the owner, direct members and role members. Adding joins the project and
- * its "Members" role; removing leaves the project and all its roles (the owner cannot be removed: 409).
+ * its "Members" role; removing leaves the project and all its roles (the owner cannot be removed: 409). Each
+ * publishes `member.added` / `member.removed`, then `role.updated` for each role the member joined or left.
  */
-export function createProjectMemberUseCases(deps: { db: Database; limits: AccountDefaults }) {
+export function createProjectMemberUseCases(deps: {
+  db: Database;
+  limits: AccountDefaults;
+  signal?: OutboxSignal;
+}) {
   const { db } = deps;
+  const committed = afterCommit(deps.signal);
   return {
     async list(callerId: number, input: { projectId: number; where: string }): Promise<User[]> {
       const filter = parseFilter(input.where, USER_FILTER_PROPERTIES);
@@ -43,29 +50,47 @@ export function createProjectMemberUseCases(deps: { db: Database; limits: Accoun
       return findMember(db.repos, input.projectId, input.user);
     },
 
-    /** An existing member is a no-op. Answers the members after the change; over the account's limit: 402. */
+    /**
+     * An existing member is a no-op (no event). Answers the members after the change; over the account's limit:
+     * 402.
+     */
     add(callerId: number, input: { projectId: number; user: UserReference }): Promise<User[]> {
-      return membershipWrite(db, input.projectId, callerId, async (tx, project) => {
-        const user = await resolveUserReference(tx, input.user);
-        if (!(await tx.projects.isMember(input.projectId, user.id))) {
-          const checkLimit = await beginCollaboratorChange(tx, project.ownerId, deps.limits);
-          await tx.projects.addMember(input.projectId, user.id);
-          const role = await tx.roles.findByName(input.projectId, MEMBERS_ROLE_NAME);
-          if (role) await tx.roles.addMember(role.id, user.id);
-          await checkLimit();
-        }
-        return tx.projects.listMembers(input.projectId);
-      });
+      return committed(
+        membershipWrite(db, input.projectId, callerId, async (tx, project) => {
+          const user = await resolveUserReference(tx, input.user);
+          if (!(await tx.projects.isMember(input.projectId, user.id))) {
+            const checkLimit = await beginCollaboratorChange(tx, project.ownerId, deps.limits);
+            await tx.projects.addMember(input.projectId, user.id);
+            const role = await tx.roles.findByName(input.projectId, MEMBERS_ROLE_NAME);
+            const joined = role && (await tx.roles.addMember(role.id, user.id));
+            await checkLimit();
+            const change = { projectId: project.id, actorId: callerId };
+            await publishMember(tx.outbox, change, true, user);
+            if (role && joined?.joinedRole) {
+              const members = await tx.roles.listMembers(role.id);
+              await publishRole(tx.outbox, change, 'role.updated', { ...role, members });
+            }
+          }
+          return tx.projects.listMembers(input.projectId);
+        }),
+      );
     },
 
     remove(callerId: number, input: { projectId: number; user: UserReference }): Promise<void> {
-      return membershipWrite(db, input.projectId, callerId, async (tx) => {
-        const user = await findMember(tx, input.projectId, input.user);
-        const found = await tx.projects.findWithMembership(input.projectId, user.id);
-        if (found?.facts.isOwner)
-          throw new DomainError('Conflict', 'The owner cannot be removed from the project.');
-        await tx.projects.removeMember(input.projectId, user.id);
-      });
+      return committed(
+        membershipWrite(db, input.projectId, callerId, async (tx, project) => {
+          const user = await findMember(tx, input.projectId, input.user);
+          const found = await tx.projects.findWithMembership(input.projectId, user.id);
+          if (found?.facts.isOwner)
+            throw new DomainError('Conflict', 'The owner cannot be removed from the project.');
+          const leftRoles = await tx.projects.removeMember(input.projectId, user.id);
+          const change = { projectId: project.id, actorId: callerId };
+          await publishMember(tx.outbox, change, false, user);
+          const roles = leftRoles.length ? await tx.roles.listWithMembers(input.projectId) : [];
+          for (const role of roles.filter((r) => leftRoles.includes(r.id)))
+            await publishRole(tx.outbox, change, 'role.updated', role);
+        }),
+      );
     },
   };
 }

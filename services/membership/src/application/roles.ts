@@ -3,7 +3,8 @@ import { hasAccess, type AccessLevel } from '../domain/access';
 import { matches, parseFilter, ROLE_FILTER_PROPERTIES } from '../domain/filter';
 import { assertAdminRemains, parseAccess, parseRoleName } from '../domain/role';
 import { resolveProjectAccess } from './get-project-access';
-import type { Database, Project, Repositories, RoleWithMembers } from './ports';
+import type { Database, OutboxSignal, Project, Repositories, RoleWithMembers } from './ports';
+import { afterCommit, publishInvite, publishMember, publishRole } from './resource-events';
 
 /**
  * Roles of a project (spec "Roles and members"). Reads need read access, writes admin access; the gateway
@@ -47,8 +48,10 @@ async function roleIn(repos: Repositories, projectId: number, roleId: number): P
   return role;
 }
 
-export function createRoleUseCases(deps: { db: Database }) {
+/** Each write publishes its change events (resource-events.ts) in its transaction; `signal` wakes the relay. */
+export function createRoleUseCases(deps: { db: Database; signal?: OutboxSignal }) {
   const { db } = deps;
+  const committed = afterCommit(deps.signal);
   return {
     async list(callerId: number, input: { projectId: number; where: string }): Promise<RoleWithMembers[]> {
       const filter = parseFilter(input.where, ROLE_FILTER_PROPERTIES);
@@ -65,13 +68,20 @@ export function createRoleUseCases(deps: { db: Database }) {
     create(callerId: number, input: { projectId: number; name: string; access?: string }) {
       const name = parseRoleName(input.name);
       const access = parseAccess(input.access);
-      return membershipWrite(db, input.projectId, callerId, async (tx) => {
-        const role = await tx.roles.insert({ projectId: input.projectId, name, access });
-        return { ...role, members: [] } as RoleWithMembers;
-      });
+      return committed(
+        membershipWrite(db, input.projectId, callerId, async (tx, project) => {
+          const role = await tx.roles.insert({ projectId: input.projectId, name, access });
+          const created: RoleWithMembers = { ...role, members: [] };
+          await publishRole(tx.outbox, { projectId: project.id, actorId: callerId }, 'role.created', created);
+          return created;
+        }),
+      );
     },
 
-    /** A conditional update (expectedVersion) checks the version right after finding the role. */
+    /**
+     * A conditional update (expectedVersion) checks the version right after finding the role. `role.updated`
+     * only when the name or access changed (the version rose).
+     */
     update(
       callerId: number,
       input: { projectId: number; roleId: number; name?: string; access?: string; expectedVersion?: number },
@@ -81,30 +91,58 @@ export function createRoleUseCases(deps: { db: Database }) {
         access: input.access === undefined ? undefined : parseAccess(input.access),
       };
       const expectedVersion = parseExpectedVersion(input.expectedVersion);
-      return membershipWrite(db, input.projectId, callerId, async (tx) => {
-        const role = await roleIn(tx, input.projectId, input.roleId);
-        requireVersion('Role', role.id, role.version, expectedVersion);
-        await tx.roles.update(role.id, changes);
-        return roleIn(tx, input.projectId, role.id);
-      });
+      return committed(
+        membershipWrite(db, input.projectId, callerId, async (tx, project) => {
+          const role = await roleIn(tx, input.projectId, input.roleId);
+          requireVersion('Role', role.id, role.version, expectedVersion);
+          await tx.roles.update(role.id, changes);
+          const updated = await roleIn(tx, input.projectId, role.id);
+          if (updated.version !== role.version)
+            await publishRole(
+              tx.outbox,
+              { projectId: project.id, actorId: callerId },
+              'role.updated',
+              updated,
+            );
+          return updated;
+        }),
+      );
     },
 
-    /** A conditional delete (expectedVersion) checks the version before the last-admin rule. */
+    /**
+     * A conditional delete (expectedVersion) checks the version before the last-admin rule. Publishes
+     * `role.deleted` (the role as it was, with its members), `member.removed` for those it was the last role of,
+     * and `invite.deleted` for its pending invites, which go with it.
+     */
     delete(
       callerId: number,
       input: { projectId: number; roleId: number; expectedVersion?: number },
     ): Promise<void> {
       const expectedVersion = parseExpectedVersion(input.expectedVersion);
-      return membershipWrite(db, input.projectId, callerId, async (tx) => {
-        const role = await roleIn(tx, input.projectId, input.roleId);
-        requireVersion('Role', role.id, role.version, expectedVersion);
-        await tx.roles.delete(role.id);
-        // Its members for whom it was the last role leave the project (the project lock keeps the list exact).
-        await tx.projects.removeRolelessMembers(
-          input.projectId,
-          role.members.map((u) => u.id),
-        );
-      });
+      return committed(
+        membershipWrite(db, input.projectId, callerId, async (tx, project) => {
+          const role = await roleIn(tx, input.projectId, input.roleId);
+          requireVersion('Role', role.id, role.version, expectedVersion);
+          const invites = await tx.roles.delete(role.id);
+          // Its members for whom it was the last role leave the project (the project lock keeps the list exact).
+          const removed = await tx.projects.removeRolelessMembers(
+            input.projectId,
+            role.members.map((u) => u.id),
+          );
+          const change = { projectId: project.id, actorId: callerId };
+          await publishRole(tx.outbox, change, 'role.deleted', role);
+          for (const user of role.members.filter((u) => removed.includes(u.id)))
+            await publishMember(tx.outbox, change, false, user);
+          const senders = invites.length
+            ? await tx.users.findByIds([...new Set(invites.map((i) => i.senderId))])
+            : [];
+          for (const invite of invites) {
+            const sender = senders.find((u) => u.id === invite.senderId);
+            if (!sender) throw new DomainError('Internal', `Invite ${invite.id} has a dangling reference`);
+            await publishInvite(tx.outbox, change, 'invite.deleted', { invite, sender, role });
+          }
+        }),
+      );
     },
   };
 }

@@ -1,8 +1,6 @@
 import type { Queryable } from '@flowboard/pg-kit';
 import type { Invite, InviteRepository } from '../application/ports';
-import { toInvite, type InviteRow } from './rows';
-
-const INVITE_COLUMNS = 'id, project_id, role_id, email, token, sender_id, created_at, expires_at';
+import { INVITE_COLUMNS, toInvite, type InviteRow } from './rows';
 
 export class PgInviteRepository implements InviteRepository {
   constructor(private readonly db: Queryable) {}
@@ -58,12 +56,12 @@ export class PgInviteRepository implements InviteRepository {
     return rows[0] && toInvite(rows[0]);
   }
 
-  async deletePending(projectId: number, inviteId: number): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      'DELETE FROM invites WHERE id = $1 AND project_id = $2 AND expires_at > now()',
+  async deletePending(projectId: number, inviteId: number): Promise<Invite | undefined> {
+    const { rows } = await this.db.query<InviteRow>(
+      `DELETE FROM invites WHERE id = $1 AND project_id = $2 AND expires_at > now() RETURNING ${INVITE_COLUMNS}`,
       [inviteId, projectId],
     );
-    return (rowCount ?? 0) > 0;
+    return rows[0] && toInvite(rows[0]);
   }
 
   async findPendingByToken(token: string): Promise<Invite | undefined> {

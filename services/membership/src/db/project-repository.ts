@@ -29,11 +29,12 @@ export class PgProjectRepository implements ProjectRepository {
     return toProject(rows[0] as ProjectRow);
   }
 
-  async addMember(projectId: number, userId: number): Promise<void> {
-    await this.db.query(
+  async addMember(projectId: number, userId: number): Promise<boolean> {
+    const { rowCount } = await this.db.query(
       'INSERT INTO project_members (project_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [projectId, userId],
     );
+    return (rowCount ?? 0) > 0;
   }
 
   /**
@@ -114,30 +115,34 @@ export class PgProjectRepository implements ProjectRepository {
     return rows[0]?.found === true;
   }
 
-  async removeMember(projectId: number, userId: number): Promise<void> {
+  async removeMember(projectId: number, userId: number): Promise<number[]> {
     // role_members_user_idx finds the user's role rows; project_members by its primary key.
-    await this.db.query(
+    const { rows } = await this.db.query<{ role_id: number }>(
       `DELETE FROM role_members rm USING roles r
-        WHERE rm.role_id = r.id AND rm.user_id = $2 AND r.project_id = $1`,
+        WHERE rm.role_id = r.id AND rm.user_id = $2 AND r.project_id = $1
+        RETURNING rm.role_id`,
       [projectId, userId],
     );
     await this.db.query('DELETE FROM project_members WHERE project_id = $1 AND user_id = $2', [
       projectId,
       userId,
     ]);
+    return rows.map((r) => r.role_id).sort((a, b) => a - b);
   }
 
-  async removeRolelessMembers(projectId: number, userIds: number[]): Promise<void> {
-    if (userIds.length === 0) return;
+  async removeRolelessMembers(projectId: number, userIds: number[]): Promise<number[]> {
+    if (userIds.length === 0) return [];
     // project_members by its primary key; the remaining roles via role_members_user_idx + roles by primary key.
-    await this.db.query(
+    const { rows } = await this.db.query<{ user_id: number }>(
       `DELETE FROM project_members pm
         WHERE pm.project_id = $1 AND pm.user_id = ANY($2::bigint[])
           AND pm.user_id <> (SELECT owner_id FROM projects WHERE id = $1)
           AND NOT EXISTS (SELECT 1 FROM role_members rm JOIN roles r ON r.id = rm.role_id
-                           WHERE rm.user_id = pm.user_id AND r.project_id = $1)`,
+                           WHERE rm.user_id = pm.user_id AND r.project_id = $1)
+        RETURNING pm.user_id`,
       [projectId, userIds],
     );
+    return rows.map((r) => r.user_id).sort((a, b) => a - b);
   }
 
   async listForUser(userId: number): Promise<Project[]> {

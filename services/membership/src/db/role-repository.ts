@@ -1,7 +1,17 @@
 import type { Queryable } from '@flowboard/pg-kit';
-import type { Role, RoleRepository, RoleWithMembers, User } from '../application/ports';
+import type { Invite, Role, RoleRepository, RoleWithMembers, User } from '../application/ports';
 import type { AccessLevel } from '../domain/access';
-import { ROLE_COLUMNS, toRole, toUser, USER_COLUMNS, type RoleRow, type UserRow } from './rows';
+import {
+  INVITE_COLUMNS,
+  ROLE_COLUMNS,
+  toInvite,
+  toRole,
+  toUser,
+  USER_COLUMNS,
+  type InviteRow,
+  type RoleRow,
+  type UserRow,
+} from './rows';
 
 export class PgRoleRepository implements RoleRepository {
   constructor(private readonly db: Queryable) {}
@@ -15,16 +25,20 @@ export class PgRoleRepository implements RoleRepository {
   }
 
   /** Joining a role also makes the user a direct project member, until they lose their last role of it. */
-  async addMember(roleId: number, userId: number): Promise<void> {
-    await this.db.query(
+  async addMember(roleId: number, userId: number): Promise<{ joinedRole: boolean; joinedProject: boolean }> {
+    const { rows } = await this.db.query<{ joined_role: boolean; joined_project: boolean }>(
       `WITH joined AS (
          INSERT INTO role_members (role_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING role_id
+       ), member AS (
+         INSERT INTO project_members (project_id, user_id)
+         SELECT r.project_id, $2 FROM roles r WHERE r.id = $1
+         ON CONFLICT DO NOTHING
+         RETURNING user_id
        )
-       INSERT INTO project_members (project_id, user_id)
-       SELECT r.project_id, $2 FROM roles r WHERE r.id = $1
-       ON CONFLICT DO NOTHING`,
+       SELECT EXISTS (SELECT 1 FROM joined) AS joined_role, EXISTS (SELECT 1 FROM member) AS joined_project`,
       [roleId, userId],
     );
+    return { joinedRole: rows[0]?.joined_role === true, joinedProject: rows[0]?.joined_project === true };
   }
 
   async findInProject(projectId: number, roleId: number): Promise<Role | undefined> {
@@ -67,10 +81,18 @@ export class PgRoleRepository implements RoleRepository {
     );
   }
 
-  async delete(roleId: number): Promise<void> {
-    // role_members and invites of the role go by cascade; project_members rows stay until the caller's
-    // removeRolelessMembers.
+  async delete(roleId: number): Promise<Invite[]> {
+    // FOR UPDATE first: it waits for invites being created for the role (their foreign-key checks hold KEY
+    // SHARE) and keeps new ones out, so the invites deleted next are all the role has. role_members go by
+    // cascade; project_members rows stay until the caller's removeRolelessMembers.
+    await this.db.query('SELECT 1 FROM roles WHERE id = $1 FOR UPDATE', [roleId]);
+    const { rows } = await this.db.query<InviteRow>(
+      `WITH gone AS (DELETE FROM invites WHERE role_id = $1 RETURNING *)
+       SELECT ${INVITE_COLUMNS} FROM gone WHERE expires_at > now() ORDER BY id`,
+      [roleId],
+    );
     await this.db.query('DELETE FROM roles WHERE id = $1', [roleId]);
+    return rows.map(toInvite);
   }
 
   async listMembers(roleId: number): Promise<User[]> {
@@ -91,12 +113,13 @@ export class PgRoleRepository implements RoleRepository {
     return (rowCount ?? 0) > 0;
   }
 
-  async removeAllMembers(roleId: number): Promise<number[]> {
-    const { rows } = await this.db.query<{ user_id: number }>(
-      'DELETE FROM role_members WHERE role_id = $1 RETURNING user_id',
+  async removeAllMembers(roleId: number): Promise<User[]> {
+    const { rows } = await this.db.query<UserRow>(
+      `WITH gone AS (DELETE FROM role_members WHERE role_id = $1 RETURNING user_id)
+       SELECT ${USER_COLUMNS} FROM gone JOIN users u ON u.id = gone.user_id ORDER BY u.id`,
       [roleId],
     );
-    return rows.map((r) => r.user_id);
+    return rows.map(toUser);
   }
 
   async findByName(projectId: number, name: string): Promise<Role | undefined> {

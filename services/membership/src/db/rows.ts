@@ -68,6 +68,8 @@ export const toRole = (r: RoleRow): Role => ({
   version: r.version,
 });
 
+export const INVITE_COLUMNS = 'id, project_id, role_id, email, token, sender_id, created_at, expires_at';
+
 export interface InviteRow {
   id: number;
   project_id: number;

@@ -1,15 +1,18 @@
 import type { membership } from '@flowboard/proto';
 import type { AccountView } from '../application/accounts';
-import type { ApiKey, Invite, Project, Role, RoleWithMembers, User } from '../application/ports';
+import type { ApiKey, Project, User } from '../application/ports';
+import { toUserMessage } from '../application/resource-messages';
 import type { AccessLevel } from '../domain/access';
 import { formatTimestamp } from '../domain/time';
 
-const ACCESS_TO_PROTO: Record<AccessLevel, membership.Access__Output> = {
-  none: 'ACCESS_NONE',
-  read: 'ACCESS_READ',
-  readwrite: 'ACCESS_READWRITE',
-  admin: 'ACCESS_ADMIN',
-};
+// The messages of the resources change events carry are built where the use cases can reach them too: one
+// mapper for the answer and the event.
+export {
+  toAccessMessage,
+  toInviteMessage,
+  toRoleMessage,
+  toUserMessage,
+} from '../application/resource-messages';
 
 const ACCESS_FROM_PROTO: Partial<Record<membership.Access__Output, AccessLevel>> = {
   ACCESS_NONE: 'none',
@@ -28,17 +31,6 @@ export const fromUserRef = (ref: membership.UserRef__Output | null | undefined) 
   userName: ref?.user_name ?? '',
 });
 
-export const toAccessMessage = (access: AccessLevel): membership.Access__Output => ACCESS_TO_PROTO[access];
-
-export const toUserMessage = (user: User): membership.User => ({
-  id: user.id,
-  name: user.name,
-  user_name: user.userName,
-  email: user.email,
-  bio: user.bio,
-  create_time: formatTimestamp(user.createdAt),
-});
-
 export const toProjectMessage = (project: Project, owner: User): membership.Project => ({
   id: project.id,
   name: project.name,
@@ -47,23 +39,6 @@ export const toProjectMessage = (project: Project, owner: User): membership.Proj
   create_time: formatTimestamp(project.createdAt),
   owner: toUserMessage(owner),
   version: project.version,
-});
-
-export const toRoleMessage = (role: RoleWithMembers): membership.Role => ({
-  id: role.id,
-  name: role.name,
-  access: toAccessMessage(role.access),
-  members: role.members.map(toUserMessage),
-  version: role.version,
-});
-
-export const toInviteMessage = (invite: Invite, sender: User, role: Role): membership.Invite => ({
-  id: invite.id,
-  create_time: formatTimestamp(invite.createdAt),
-  email: invite.email,
-  token: invite.token,
-  sender: toUserMessage(sender),
-  role: { id: role.id, name: role.name },
 });
 
 export const toApiKeyMessage = (key: ApiKey): membership.ApiKey => ({

@@ -228,9 +228,9 @@ export class InMemoryDatabase implements Database {
         },
         addMember: async (projectId, userId) => {
           const st = s();
-          if (!st.projectMembers.some((m) => m.projectId === projectId && m.userId === userId)) {
-            st.projectMembers.push({ projectId, userId });
-          }
+          if (st.projectMembers.some((m) => m.projectId === projectId && m.userId === userId)) return false;
+          st.projectMembers.push({ projectId, userId });
+          return true;
         },
         findById: async (projectId) => s().projects.find((p) => p.id === projectId),
         findWithMembership: async (projectId, userId) => {
@@ -263,10 +263,15 @@ export class InMemoryDatabase implements Database {
         removeMember: async (projectId, userId) => {
           const st = s();
           const roleIds = new Set(st.roles.filter((r) => r.projectId === projectId).map((r) => r.id));
+          const left = st.roleMembers
+            .filter((m) => m.userId === userId && roleIds.has(m.roleId))
+            .map((m) => m.roleId)
+            .sort((a, b) => a - b);
           st.roleMembers = st.roleMembers.filter((m) => !(m.userId === userId && roleIds.has(m.roleId)));
           st.projectMembers = st.projectMembers.filter(
             (m) => !(m.userId === userId && m.projectId === projectId),
           );
+          return left;
         },
         removeRolelessMembers: async (projectId, userIds) => {
           const st = s();
@@ -274,13 +279,14 @@ export class InMemoryDatabase implements Database {
           const roleIds = new Set(st.roles.filter((r) => r.projectId === projectId).map((r) => r.id));
           const inARole = (userId: number) =>
             st.roleMembers.some((m) => m.userId === userId && roleIds.has(m.roleId));
-          st.projectMembers = st.projectMembers.filter(
-            (m) =>
-              m.projectId !== projectId ||
-              !userIds.includes(m.userId) ||
-              m.userId === ownerId ||
-              inARole(m.userId),
-          );
+          const stays = (m: { projectId: number; userId: number }) =>
+            m.projectId !== projectId ||
+            !userIds.includes(m.userId) ||
+            m.userId === ownerId ||
+            inARole(m.userId);
+          const removed = st.projectMembers.filter((m) => !stays(m)).map((m) => m.userId);
+          st.projectMembers = st.projectMembers.filter(stays);
+          return removed.sort((a, b) => a - b);
         },
         listForUser: async (userId) => {
           const st = s();
@@ -337,12 +343,14 @@ export class InMemoryDatabase implements Database {
         },
         addMember: async (roleId, userId) => {
           const st = s();
-          if (!st.roleMembers.some((m) => m.roleId === roleId && m.userId === userId))
-            st.roleMembers.push({ roleId, userId });
+          const joinedRole = !st.roleMembers.some((m) => m.roleId === roleId && m.userId === userId);
+          if (joinedRole) st.roleMembers.push({ roleId, userId });
           const role = st.roles.find((r) => r.id === roleId);
-          if (role && !st.projectMembers.some((m) => m.projectId === role.projectId && m.userId === userId)) {
-            st.projectMembers.push({ projectId: role.projectId, userId });
-          }
+          const joinedProject =
+            role !== undefined &&
+            !st.projectMembers.some((m) => m.projectId === role.projectId && m.userId === userId);
+          if (role && joinedProject) st.projectMembers.push({ projectId: role.projectId, userId });
+          return { joinedRole, joinedProject };
         },
         findInProject: async (projectId, roleId) =>
           s().roles.find((r) => r.id === roleId && r.projectId === projectId),
@@ -362,9 +370,11 @@ export class InMemoryDatabase implements Database {
         },
         delete: async (roleId) => {
           const st = s();
+          const pending = st.invites.filter((i) => i.roleId === roleId && isPending(i, this.now)).sort(byId);
           st.roles = st.roles.filter((r) => r.id !== roleId);
           st.roleMembers = st.roleMembers.filter((m) => m.roleId !== roleId);
           st.invites = st.invites.filter((i) => i.roleId !== roleId);
+          return pending;
         },
         listMembers: async (roleId) => roleMembers(roleId),
         findByName: async (projectId, name) =>
@@ -379,9 +389,12 @@ export class InMemoryDatabase implements Database {
         },
         removeAllMembers: async (roleId) => {
           const st = s();
-          const removed = st.roleMembers.filter((m) => m.roleId === roleId).map((m) => m.userId);
+          const removed = new Set(st.roleMembers.filter((m) => m.roleId === roleId).map((m) => m.userId));
           st.roleMembers = st.roleMembers.filter((m) => m.roleId !== roleId);
-          return removed;
+          return st.users
+            .filter((u) => removed.has(u.id))
+            .sort(byId)
+            .map(strip);
         },
         listWithMembers: async (projectId): Promise<RoleWithMembers[]> => {
           const st = s();
@@ -428,11 +441,11 @@ export class InMemoryDatabase implements Database {
           s().invites.find((i) => i.id === inviteId && i.projectId === projectId && isPending(i, this.now)),
         deletePending: async (projectId, inviteId) => {
           const st = s();
-          const before = st.invites.length;
-          st.invites = st.invites.filter(
-            (i) => !(i.id === inviteId && i.projectId === projectId && isPending(i, this.now)),
+          const invite = st.invites.find(
+            (i) => i.id === inviteId && i.projectId === projectId && isPending(i, this.now),
           );
-          return st.invites.length < before;
+          st.invites = st.invites.filter((i) => i !== invite);
+          return invite;
         },
         findPendingByToken: async (token) =>
           s().invites.find((i) => i.token === token && isPending(i, this.now)),

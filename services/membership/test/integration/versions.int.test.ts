@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { projectDeletedV1 } from '@flowboard/events';
 import type { membership } from '@flowboard/proto';
 import { fromGrpcError } from '@flowboard/service-kit';
 import { startHarness, type Harness } from './harness';
@@ -46,12 +47,14 @@ const getRole = (projectId: number, roleId: number, userId: number) =>
 const updateRole = (request: Partial<membership.UpdateRoleRequest>, userId: number) =>
   h.call<membership.UpdateRoleResponse__Output>('UpdateRole', request, userId).then((r) => r.role!);
 
-const outboxRows = async (projectId: number) =>
+/** The project's outbox rows: all of them, or those of one topic. */
+const outboxRows = async (projectId: number, topic?: string) =>
   Number(
     (
-      await h.pool.query<{ n: string }>('SELECT count(*) AS n FROM outbox WHERE key = $1', [
-        String(projectId),
-      ])
+      await h.pool.query<{ n: string }>(
+        'SELECT count(*) AS n FROM outbox WHERE key = $1 AND ($2::text IS NULL OR topic = $2)',
+        [String(projectId), topic ?? null],
+      )
     ).rows[0]!.n,
   );
 
@@ -128,6 +131,8 @@ describe('project versions', () => {
       owner.id,
     );
     await updateProject({ ...key, name: 'v2' }, owner.id);
+    // The role change wrote its change events; the refused deletes must add nothing.
+    const written = await outboxRows(project.id);
 
     expect(await preconditionFailed(h.call('DeleteProject', { ...key, expected_version: 1 }, owner.id))).toBe(
       `Project ${project.id} is at version 2, not 1.`,
@@ -137,10 +142,12 @@ describe('project versions', () => {
       'PermissionDenied',
     );
     expect((await getProject(project.id, owner.id)).project!.version).toBe(2);
-    expect(await outboxRows(project.id)).toBe(0);
+    expect(await outboxRows(project.id)).toBe(written);
+    expect(await outboxRows(project.id, projectDeletedV1.topic)).toBe(0);
 
     await h.call('DeleteProject', { ...key, expected_version: 2 }, owner.id);
-    expect(await outboxRows(project.id)).toBe(1);
+    expect(await outboxRows(project.id, projectDeletedV1.topic)).toBe(1);
+    expect(await outboxRows(project.id)).toBe(written + 1); // nothing but the project event
     expect((await failure(h.call('DeleteProject', { ...key, expected_version: 2 }, owner.id))).kind).toBe(
       'NotFound',
     );

@@ -1,3 +1,4 @@
+import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
 import { makeBatchGetStoryComments, type BatchGetStoryComments } from './batch-get-story-comments';
 import type { CommentsStore } from './comments-store';
 import { makeCreateComment, type CreateComment } from './create-comment';
@@ -16,11 +17,15 @@ export interface CommentsUseCases {
   batchGetStoryComments: BatchGetStoryComments;
 }
 
-export const commentsUseCases = (store: CommentsStore): CommentsUseCases => ({
+/** `wakeOutbox` is called once a write with events commits (the relay publishes them now). */
+export const commentsUseCases = (
+  store: CommentsStore,
+  wakeOutbox: OutboxSignal = noSignal,
+): CommentsUseCases => ({
   listComments: makeListComments(store),
   getComment: makeGetComment(store),
-  createComment: makeCreateComment(store),
-  updateComment: makeUpdateComment(store),
-  deleteComment: makeDeleteComment(store),
+  createComment: makeCreateComment(store, wakeOutbox),
+  updateComment: makeUpdateComment(store, wakeOutbox),
+  deleteComment: makeDeleteComment(store, wakeOutbox),
   batchGetStoryComments: makeBatchGetStoryComments(store),
 });

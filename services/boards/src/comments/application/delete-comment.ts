@@ -1,7 +1,9 @@
 import { parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
+import { noSignal, publishStoryChange, type OutboxSignal } from '../../shared/application/resource-events';
 import { requirePositiveId } from '../../shared/domain/ids';
 import { childId, requireStory, storyKey } from '../../stories/application/story-children';
 import { requireCanDeleteComment } from '../domain/comments';
+import { toCommentMessage } from './comment-message';
 import type { CommentsStore } from './comments-store';
 import { commentNotFound } from './get-comment';
 
@@ -20,9 +22,9 @@ export type DeleteComment = (command: DeleteCommentCommand) => Promise<void>;
 
 /**
  * The author or a project admin may delete a comment (else PERMISSION_DENIED); a conditional delete then
- * checks the version.
+ * checks the version. Publishes `comment.deleted` with the comment as it was.
  */
-export function makeDeleteComment(store: CommentsStore): DeleteComment {
+export function makeDeleteComment(store: CommentsStore, signal: OutboxSignal = noSignal): DeleteComment {
   return async (command) => {
     const key = storyKey(command.projectId, command.storyId);
     const caller = requirePositiveId('caller', command.callerId);
@@ -36,6 +38,13 @@ export function makeDeleteComment(store: CommentsStore): DeleteComment {
       requireCanDeleteComment(comment, caller, command.isAdmin);
       requireVersion('Comment', comment.id, comment.version, expectedVersion);
       await tx.comments.delete(key.projectId, key.storyId, comment.id);
+      await publishStoryChange(tx.outbox, {
+        ...key,
+        actorId: caller,
+        type: 'comment.deleted',
+        resource: toCommentMessage(comment),
+      });
     });
+    signal();
   };
 }

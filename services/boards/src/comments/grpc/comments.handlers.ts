@@ -1,7 +1,7 @@
 import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
 import type { CommentsUseCases } from '../application/comments-use-cases';
-import { toCommentMessage } from './comment-message';
+import { toCommentMessage } from '../application/comment-message';
 
 /**
  * CommentsService: gRPC request → use case → response. Errors are mapped by `unary` through service-kit's one

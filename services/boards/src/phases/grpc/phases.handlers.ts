@@ -1,6 +1,6 @@
 import type { boards } from '@flowboard/proto';
 import { unary, type Logger } from '@flowboard/service-kit';
-import { toStoryMessage } from '../../stories/grpc/story-message';
+import { toStoryMessage } from '../../stories/application/story-message';
 import type { PhasesUseCases } from '../application/phases-use-cases';
 import { toPhaseMessage } from './phase-message';
 

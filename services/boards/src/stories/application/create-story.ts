@@ -1,12 +1,16 @@
 import { DomainError } from '@flowboard/service-kit';
 import { statusForPhasePosition, stepTypeForStatus } from '../../phases/domain/phases';
+import { noSignal, publishStoryChange, type OutboxSignal } from '../../shared/application/resource-events';
 import { optionalId, requirePositiveId } from '../../shared/domain/ids';
+import { toTagMessage } from '../../tags/application/tag-message';
 import { resolveTagRefs } from '../../tags/application/tag-support';
 import { parseTagRef } from '../../tags/domain/tags';
+import { toTaskMessage } from '../../tasks/application/task-message';
 import { applyTaskStatus, parseTaskStatus, parseTaskText } from '../../tasks/domain/tasks';
 import { parseNewStory, type NewStoryInput } from '../domain/story';
 import type { StoryRecord } from './ports';
 import type { StoriesStore } from './stories-store';
+import { toStoryMessage } from './story-message';
 
 export interface CreateStoryCommand extends NewStoryInput {
   projectId: number;
@@ -31,8 +35,12 @@ export type CreateStory = (command: CreateStoryCommand) => Promise<StoryRecord>;
  * The board row is locked first (`allocateStoryId`), so concurrent creates in a project queue up: ids come out
  * 1, 2, 3... without gaps or duplicates, and "bottom of the phase" is computed against committed data. A failed
  * create rolls the counter back with everything else, so ids are only consumed by stories that exist(ed).
+ *
+ * Publishes `story.created`, then `task.created` for each task and `story.tagged` for each tag it was created
+ * with: the Story message carries neither, and a subscriber to those types must not miss them. (A delete is
+ * only `story.deleted`: its children end with the story's subject.)
  */
-export function makeCreateStory(store: StoriesStore): CreateStory {
+export function makeCreateStory(store: StoriesStore, signal: OutboxSignal = noSignal): CreateStory {
   return async (command) => {
     const projectId = requirePositiveId('project_id', command.projectId);
     const ownerId = optionalId('owner_id', command.ownerId);
@@ -51,7 +59,7 @@ export function makeCreateStory(store: StoriesStore): CreateStory {
     }));
     const tagRefs = (command.tags ?? []).map((t) => parseTagRef(t));
 
-    return store.transaction(async (tx) => {
+    const created = await store.transaction(async (tx) => {
       const id = await tx.boards.allocateStoryId(projectId);
       if (id === undefined) throw new DomainError('NotFound', 'Board not found');
 
@@ -87,10 +95,38 @@ export function makeCreateStory(store: StoriesStore): CreateStory {
         type: stepTypeForStatus(status),
         at: story.createdAt,
       });
-      for (const task of tasks) await tx.tasks.append(projectId, id, task);
-      if (tagRefs.length > 0) await tx.tags.link(projectId, id, await resolveTagRefs(tx, projectId, tagRefs));
+      const change = { projectId, storyId: id, actorId: creatorId };
+      await publishStoryChange(tx.outbox, {
+        ...change,
+        type: 'story.created',
+        resource: toStoryMessage(story),
+      });
+      for (const task of tasks) {
+        const record = await tx.tasks.append(projectId, id, task);
+        await publishStoryChange(tx.outbox, {
+          ...change,
+          type: 'task.created',
+          resource: toTaskMessage(record),
+        });
+      }
+      if (tagRefs.length > 0) {
+        const tags = await resolveTagRefs(tx, projectId, tagRefs);
+        await tx.tags.link(
+          projectId,
+          id,
+          tags.map((t) => t.id),
+        );
+        for (const tag of tags)
+          await publishStoryChange(tx.outbox, {
+            ...change,
+            type: 'story.tagged',
+            resource: toTagMessage(tag),
+          });
+      }
       return story;
     });
+    signal();
+    return created;
   };
 }
 

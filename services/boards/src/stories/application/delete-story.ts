@@ -1,7 +1,9 @@
 import { makeEvent, storyDeletedV1 } from '@flowboard/events';
 import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
+import { noSignal, publishStoryChange, type OutboxSignal } from '../../shared/application/resource-events';
 import { requirePositiveId } from '../../shared/domain/ids';
 import type { StoriesStore } from './stories-store';
+import { toStoryMessage } from './story-message';
 
 export interface DeleteStoryCommand {
   projectId: number;
@@ -16,10 +18,11 @@ export type DeleteStory = (command: DeleteStoryCommand) => Promise<void>;
 
 /**
  * Deletes a story; its tasks, comments, tag links, milestones and steps go with it (ON DELETE CASCADE). The
- * `boards.story-deleted.v1` event (files deletes the story's attachments) is written to the outbox in the same
- * transaction, so it is published exactly when the delete commits. `signal` wakes the outbox relay.
+ * `boards.story-deleted.v1` event (files deletes the story's attachments) and the webhooks' `story.deleted`
+ * (the story as it was; none for its children, whose subject ends with it) are written to the outbox in the
+ * same transaction, so they are published exactly when the delete commits. `signal` wakes the outbox relay.
  */
-export function makeDeleteStory(store: StoriesStore, signal: () => void = () => undefined): DeleteStory {
+export function makeDeleteStory(store: StoriesStore, signal: OutboxSignal = noSignal): DeleteStory {
   return async ({ projectId: rawProjectId, storyId, deletedBy, requestId, expectedVersion: rawVersion }) => {
     const projectId = requirePositiveId('project_id', rawProjectId);
     const notFound = () => new DomainError('NotFound', 'Story not found');
@@ -32,7 +35,8 @@ export function makeDeleteStory(store: StoriesStore, signal: () => void = () => 
         if (!found) throw notFound();
         requireVersion('Story', storyId, found.story.version, expectedVersion);
       }
-      if (!(await tx.stories.delete(projectId, storyId))) throw notFound();
+      const deleted = await tx.stories.delete(projectId, storyId);
+      if (!deleted) throw notFound();
       const event = makeEvent(storyDeletedV1, 'boards', {
         projectId,
         storyId,
@@ -46,6 +50,13 @@ export function makeDeleteStory(store: StoriesStore, signal: () => void = () => 
         key: String(projectId),
         payload: event,
         headers: requestId ? { 'x-request-id': requestId } : {},
+      });
+      await publishStoryChange(tx.outbox, {
+        projectId,
+        storyId,
+        actorId: deletedBy,
+        type: 'story.deleted',
+        resource: toStoryMessage(deleted),
       });
     });
     signal();

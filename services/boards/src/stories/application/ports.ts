@@ -91,8 +91,8 @@ export interface StoryRepository {
   /** A page in board order (phase position, board position) and the exact number of matches. */
   list(projectId: number, query: StoryQuery): Promise<{ stories: StoryRecord[]; total: number }>;
   update(projectId: number, storyId: number, write: StoryWrite): Promise<StoryRecord>;
-  /** False when there was no such story. */
-  delete(projectId: number, storyId: number): Promise<boolean>;
+  /** The story as it was before the delete; undefined when there was no such story. */
+  delete(projectId: number, storyId: number): Promise<StoryRecord | undefined>;
   /** The ids of the matching stories in board order (no paging). */
   matchingIds(projectId: number, query: Pick<StoryQuery, 'filter' | 'users'>): Promise<number[]>;
   /** The ids of a phase's stories in board order. */

@@ -19,7 +19,7 @@ export interface StoriesRepositories {
   tasks: TaskRepository;
   /** The tags given with a new story (unknown names are created). */
   tags: TagRepository;
-  /** `boards.story-deleted.v1`, written in the delete's transaction. */
+  /** `boards.story-deleted.v1` and the stories' change events, written in the change's transaction. */
   outbox: Outbox;
 }
 

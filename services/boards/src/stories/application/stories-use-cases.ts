@@ -1,3 +1,4 @@
+import type { OutboxSignal } from '../../shared/application/resource-events';
 import { makeBatchGetStoryTags, type BatchGetStoryTags } from '../../tags/application/batch-get-story-tags';
 import { makeCreateStory, type CreateStory } from './create-story';
 import { makeDeleteStory, type DeleteStory } from './delete-story';
@@ -26,18 +27,18 @@ export interface StoriesUseCases {
 export interface StoriesUseCaseOptions {
   /** /me/stories reads on the pool. */
   ownedStories: OwnedStoriesReader;
-  /** Called once a story delete commits: the outbox relay publishes its event now, not at its next pass. */
-  wakeOutbox: () => void;
+  /** Called once a write with events commits: the outbox relay publishes them now, not at its next pass. */
+  wakeOutbox: OutboxSignal;
 }
 
 export const storiesUseCases = (store: StoriesStore, options: StoriesUseCaseOptions): StoriesUseCases => ({
-  createStory: makeCreateStory(store),
+  createStory: makeCreateStory(store, options.wakeOutbox),
   getStory: makeGetStory(store),
   batchGetStories: makeBatchGetStories(store),
   listStories: makeListStories(store),
-  updateStory: makeUpdateStory(store),
+  updateStory: makeUpdateStory(store, options.wakeOutbox),
   deleteStory: makeDeleteStory(store, options.wakeOutbox),
-  updateStories: makeUpdateStories(store),
+  updateStories: makeUpdateStories(store, options.wakeOutbox),
   listOwnedStories: makeListOwnedStories(options.ownedStories),
   batchGetStoryTags: makeBatchGetStoryTags(store),
 });

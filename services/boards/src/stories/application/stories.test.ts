@@ -103,6 +103,7 @@ describe('UpdateStory', () => {
     const { updateStory, boardPhases, milestones, steps } = await story();
     const updated = await updateStory({
       projectId: 1,
+      actorId: 7,
       storyId: 1,
       phaseId: boardPhases[2]!.id,
       status: 'blocked',
@@ -121,20 +122,23 @@ describe('UpdateStory', () => {
 
   it('a move to the current phase is a no-op; status in Backlog is refused', async () => {
     const { updateStory, boardPhases, milestones } = await story();
-    await updateStory({ projectId: 1, storyId: 1, phaseId: boardPhases[0]!.id });
+    await updateStory({ projectId: 1, actorId: 7, storyId: 1, phaseId: boardPhases[0]!.id });
     expect(milestones).toHaveLength(1);
-    const error = await rejection(updateStory({ projectId: 1, storyId: 1, status: 'started' }));
+    const error = await rejection(updateStory({ projectId: 1, actorId: 7, storyId: 1, status: 'started' }));
     expect(error.problem).toBe('invalid-state');
   });
 
   it('assigns, unassigns, clears the deadline; an unknown story is NotFound', async () => {
     const { updateStory } = await story();
     expect(
-      (await updateStory({ projectId: 1, storyId: 1, ownerId: 9, deadline: '2011-02-24' })).ownerId,
+      (await updateStory({ projectId: 1, actorId: 7, storyId: 1, ownerId: 9, deadline: '2011-02-24' }))
+        .ownerId,
     ).toBe(9);
-    const cleared = await updateStory({ projectId: 1, storyId: 1, ownerId: 0, deadline: '' });
+    const cleared = await updateStory({ projectId: 1, actorId: 7, storyId: 1, ownerId: 0, deadline: '' });
     expect([cleared.ownerId, cleared.deadline]).toEqual([null, null]);
-    expect((await rejection(updateStory({ projectId: 1, storyId: 5, text: 'x' }))).kind).toBe('NotFound');
+    expect((await rejection(updateStory({ projectId: 1, actorId: 7, storyId: 5, text: 'x' }))).kind).toBe(
+      'NotFound',
+    );
   });
 });
 
@@ -155,8 +159,9 @@ describe('ListStories / DeleteStory', () => {
     let signals = 0;
     const del = makeDeleteStory(fake.store, () => signals++);
     await del({ projectId: 1, storyId: 1, deletedBy: 7, requestId: 'r1' });
-    expect(fake.outbox).toHaveLength(1);
-    const message = fake.outbox[0]!;
+    const storyDeleted = () => fake.outbox.filter((m) => m.topic === storyDeletedV1.topic);
+    expect(storyDeleted()).toHaveLength(1);
+    const message = storyDeleted()[0]!;
     expect(message).toMatchObject({
       topic: 'boards.story-deleted.v1',
       key: '1',
@@ -166,8 +171,10 @@ describe('ListStories / DeleteStory', () => {
     expect(event.id).toBe(message.id);
     expect(event.data).toMatchObject({ projectId: 1, storyId: 1, deletedBy: 7 });
     expect(signals).toBe(1);
+    const written = fake.outbox.length;
     expect((await rejection(del({ projectId: 1, storyId: 1, deletedBy: 7 }))).kind).toBe('NotFound');
-    expect(fake.outbox).toHaveLength(1);
+    expect(fake.outbox).toHaveLength(written);
+    expect(storyDeleted()).toHaveLength(1);
   });
 });
 
@@ -176,7 +183,15 @@ describe('UpdateStories', () => {
     const { store } = fakeStore();
     for (const where of ['', '   ']) {
       const err = await rejection(
-        makeUpdateStories(store)({ projectId: 1, where, users: [], page: 1, pageSize: 100, color: 'red' }),
+        makeUpdateStories(store)({
+          projectId: 1,
+          actorId: 7,
+          where,
+          users: [],
+          page: 1,
+          pageSize: 100,
+          color: 'red',
+        }),
       );
       expect(err.kind).toBe('InvalidArgument');
       expect(err.problem).toBe('invalid-parameter');

@@ -1,5 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import { MAX_PAGE_SIZE } from '../../shared/application/list-window';
+import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
 import { parseFilter, STORY_FILTER_PROPERTIES } from '../../shared/domain/filter';
 import { requirePositiveId } from '../../shared/domain/ids';
 import type { StoryRecord, UserAlias } from './ports';
@@ -28,9 +29,10 @@ const invalidParameter = (message: string) =>
  * Bulk update (`PUT P/stories?where=`, docs/compat.md §5.3): every story matching `where` gets the same
  * changes, in board order, in ONE transaction under the board row lock. Any failure rolls everything back and
  * is a 400 (InvalidArgument) naming the story. Answers the requested page of the affected stories after the
- * update (they may no longer match `where`).
+ * update (they may no longer match `where`). Each story that changed publishes its own events, as a single
+ * update would; the stories that did not, none.
  */
-export function makeUpdateStories(store: StoriesStore): UpdateStories {
+export function makeUpdateStories(store: StoriesStore, signal: OutboxSignal = noSignal): UpdateStories {
   return async (command) => {
     const projectId = requirePositiveId('project_id', command.projectId);
     if (command.where.trim() === '') {
@@ -43,12 +45,12 @@ export function makeUpdateStories(store: StoriesStore): UpdateStories {
       throw invalidParameter("Invalid 'pageSize'.");
     const filter = parseFilter(command.where, STORY_FILTER_PROPERTIES);
     const changes = parseStoryChanges(command);
-    return store.transaction(async (tx) => {
+    const page = await store.transaction(async (tx) => {
       if (!(await tx.boards.lock(projectId))) return { stories: [], total: 0 };
       const ids = await tx.stories.matchingIds(projectId, { filter, users: command.users });
       for (const storyId of ids) {
         try {
-          await applyStoryChanges(tx, projectId, storyId, changes);
+          await applyStoryChanges(tx, projectId, storyId, changes, command.actorId);
         } catch (err) {
           if (err instanceof DomainError && err.kind !== 'Internal' && err.kind !== 'Unavailable') {
             // All or nothing: the transaction rolls back; the answer is a 400 whatever the single failure was.
@@ -72,5 +74,7 @@ export function makeUpdateStories(store: StoriesStore): UpdateStories {
         limit: command.pageSize,
       });
     });
+    signal();
+    return page;
   };
 }

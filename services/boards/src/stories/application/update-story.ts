@@ -1,13 +1,16 @@
 import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { stepTypeForStatus } from '../../phases/domain/phases';
+import { noSignal, publishStoryChange, type OutboxSignal } from '../../shared/application/resource-events';
 import { optionalId, requirePositiveId } from '../../shared/domain/ids';
 import { parseColor } from '../domain/color';
 import { parseDeadline } from '../domain/deadline';
 import { parseDetails, parseShortLabel, parseStoryText } from '../domain/story';
+import { storyUpdateEvents } from '../domain/story-events';
 import { nextStatus } from '../domain/story-status';
 import type { StoryColor } from '../domain/color';
 import type { StoryRecord, StoryWrite } from './ports';
 import type { StoriesRepositories, StoriesStore } from './stories-store';
+import { toStoryMessage } from './story-message';
 
 /** A partial update: only the properties present change (docs/compat.md §1.4, §5.3). */
 export interface UpdateStoryCommand {
@@ -27,6 +30,8 @@ export interface UpdateStoryCommand {
   deadline?: string;
   /** 0 or undefined = unconditional; else the update happens only if the story is at this version. */
   expectedVersion?: number;
+  /** The caller (from call metadata): the actor of the change events. */
+  actorId: number;
 }
 
 export type UpdateStory = (command: UpdateStoryCommand) => Promise<StoryRecord>;
@@ -36,7 +41,7 @@ export type UpdateStory = (command: UpdateStoryCommand) => Promise<StoryRecord>;
  * first (bottom of the new phase, automatic status, milestone closed and opened), then the status checked against
  * the new phase, a new step when the status changes. Moving to the phase the story is in is a no-op.
  */
-export function makeUpdateStory(store: StoriesStore): UpdateStory {
+export function makeUpdateStory(store: StoriesStore, signal: OutboxSignal = noSignal): UpdateStory {
   return async (command) => {
     const projectId = requirePositiveId('project_id', command.projectId);
     const storyId = command.storyId;
@@ -44,12 +49,21 @@ export function makeUpdateStory(store: StoriesStore): UpdateStory {
     if (!Number.isSafeInteger(storyId) || storyId <= 0) throw notFound();
     const changes = parseStoryChanges(command);
     const expectedVersion = parseExpectedVersion(command.expectedVersion);
-    return store.transaction(async (tx) => {
+    const updated = await store.transaction(async (tx) => {
       if (!(await tx.boards.lock(projectId))) throw notFound();
-      const updated = await applyStoryChanges(tx, projectId, storyId, changes, expectedVersion);
-      if (!updated) throw notFound();
-      return updated;
+      const story = await applyStoryChanges(
+        tx,
+        projectId,
+        storyId,
+        changes,
+        command.actorId,
+        expectedVersion,
+      );
+      if (!story) throw notFound();
+      return story;
     });
+    signal();
+    return updated;
   };
 }
 
@@ -69,7 +83,7 @@ export interface StoryChanges {
 
 /** Field validation, before any I/O. */
 export function parseStoryChanges(
-  command: Omit<UpdateStoryCommand, 'projectId' | 'storyId' | 'expectedVersion'>,
+  command: Omit<UpdateStoryCommand, 'projectId' | 'storyId' | 'expectedVersion' | 'actorId'>,
 ): StoryChanges {
   if (command.phaseId !== undefined && (!Number.isSafeInteger(command.phaseId) || command.phaseId <= 0)) {
     throw new DomainError('InvalidArgument', 'Invalid phase: expected a phase id.', {
@@ -93,13 +107,15 @@ export function parseStoryChanges(
 /**
  * Applies validated changes to one story inside a transaction that holds the board row lock; undefined when
  * the story does not exist. With `expectedVersion`, the locked story must be at that version
- * (PreconditionFailed before any other rule, nothing written).
+ * (PreconditionFailed before any other rule, nothing written). Writes the change's events (storyUpdateEvents:
+ * none when nothing changed) to the outbox, each its own event with the story as it is after the update.
  */
 export async function applyStoryChanges(
   tx: StoriesRepositories,
   projectId: number,
   storyId: number,
   changes: StoryChanges,
+  actorId: number,
   expectedVersion?: number,
 ): Promise<StoryRecord | undefined> {
   const found = await tx.stories.findForUpdate(projectId, storyId);
@@ -153,5 +169,8 @@ export async function applyStoryChanges(
   if (status.status !== previousStatus) {
     await tx.history.changeStep({ projectId, storyId, type: stepTypeForStatus(status.status) });
   }
+  const resource = toStoryMessage(updated);
+  for (const type of storyUpdateEvents(story, updated))
+    await publishStoryChange(tx.outbox, { projectId, storyId, actorId, type, resource });
   return updated;
 }

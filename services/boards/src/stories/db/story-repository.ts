@@ -256,11 +256,14 @@ export function storyRepository(db: Queryable): StoryRepository {
     },
 
     async delete(projectId, storyId) {
-      const result = await db.query('DELETE FROM stories WHERE project_id = $1 AND id = $2', [
-        projectId,
-        storyId,
-      ]);
-      return result.rowCount === 1;
+      // The deleted row with its phase's name, in the DELETE's statement (the phase is not deleted).
+      const result = await db.query<StoryRow>(
+        `WITH deleted AS (DELETE FROM stories WHERE project_id = $1 AND id = $2 RETURNING *)
+         SELECT ${COLUMNS} FROM deleted s JOIN phases p ON p.id = s.phase_id`,
+        [projectId, storyId],
+      );
+      const row = result.rows[0];
+      return row ? toStoryRecord(row) : undefined;
     },
 
     async matchingIds(projectId, query) {

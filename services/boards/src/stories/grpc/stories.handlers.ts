@@ -1,17 +1,19 @@
 import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
-import { storyTagsMessages } from '../../tags/grpc/tag-message';
+import { storyTagsMessages } from '../../tags/application/tag-message';
 import type { StoriesUseCases } from '../application/stories-use-cases';
 import type { UpdateStoryCommand } from '../application/update-story';
-import { toStoryMessage } from './story-message';
+import { toStoryMessage } from '../application/story-message';
 
 /** The request's fields named in `update_mask`, as an UpdateStoryCommand (unknown names are ignored). */
 function updateCommand(
   request: Omit<boards.UpdateStoryRequest__Output, 'story_id' | 'expected_version'> & { story_id?: number },
+  actorId: number,
 ): UpdateStoryCommand {
   const mask = new Set(request.update_mask);
   const has = (name: string) => mask.has(name);
   return {
+    actorId,
     projectId: request.project_id,
     storyId: request.story_id ?? 0,
     text: has('text') ? request.text : undefined,
@@ -96,9 +98,9 @@ export function storiesHandlers(logger: Logger, useCases: StoriesUseCases): boar
 
     UpdateStory: unary(
       logger,
-      async (request: boards.UpdateStoryRequest__Output): Promise<boards.UpdateStoryResponse> => {
+      async (request: boards.UpdateStoryRequest__Output, ctx): Promise<boards.UpdateStoryResponse> => {
         const story = await useCases.updateStory({
-          ...updateCommand(request),
+          ...updateCommand(request, requireUser(ctx)),
           expectedVersion: request.expected_version,
         });
         return { story: toStoryMessage(story) };
@@ -121,8 +123,8 @@ export function storiesHandlers(logger: Logger, useCases: StoriesUseCases): boar
 
     UpdateStories: unary(
       logger,
-      async (request: boards.UpdateStoriesRequest__Output): Promise<boards.UpdateStoriesResponse> => {
-        const { projectId: _p, storyId: _s, ...changes } = updateCommand(request);
+      async (request: boards.UpdateStoriesRequest__Output, ctx): Promise<boards.UpdateStoriesResponse> => {
+        const { projectId: _p, storyId: _s, ...changes } = updateCommand(request, requireUser(ctx));
         const { stories, total } = await useCases.updateStories({
           ...changes,
           projectId: request.project_id,

@@ -1,13 +1,26 @@
 import { parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
-import { projectKey, resolvePathTag, tagNotFound } from './tag-support';
+import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
+import { projectKey, publishTagLink, resolvePathTag, tagNotFound } from './tag-support';
 import type { TagsStore } from './tags-store';
 
-/** `expectedVersion` 0 or undefined = unconditional; else the tag goes only if it is at this version. */
-export type DeleteTag = (projectId: number, tag: string, expectedVersion?: number) => Promise<void>;
+export interface DeleteTagCommand {
+  projectId: number;
+  /** `{tag}` from the path: an id or a name. */
+  tag: string;
+  /** 0 or undefined = unconditional; else the tag goes only if it is at this version. */
+  expectedVersion?: number;
+  /** The caller (from call metadata): the actor of the `story.untagged` events. */
+  actorId: number;
+}
 
-/** Deletes a tag; it comes off every story (the links cascade). */
-export function makeDeleteTag(store: TagsStore): DeleteTag {
-  return async (rawProjectId, ref, rawVersion) => {
+export type DeleteTag = (command: DeleteTagCommand) => Promise<void>;
+
+/**
+ * Deletes a tag; it comes off every story. There is no tag event type, but each of those stories changed:
+ * `story.untagged` for each (the tag as it was), so a subscriber following a story's tags misses none.
+ */
+export function makeDeleteTag(store: TagsStore, signal: OutboxSignal = noSignal): DeleteTag {
+  return async ({ projectId: rawProjectId, tag: ref, expectedVersion: rawVersion, actorId }) => {
     const projectId = projectKey(rawProjectId);
     const expectedVersion = parseExpectedVersion(rawVersion);
     await store.transaction(async (tx) => {
@@ -18,7 +31,11 @@ export function makeDeleteTag(store: TagsStore): DeleteTag {
         if (!locked) throw tagNotFound();
         requireVersion('Tag', tag.id, locked.version, expectedVersion);
       }
-      if (!(await tx.tags.delete(projectId, tag.id))) throw tagNotFound();
+      const deleted = await tx.tags.delete(projectId, tag.id);
+      if (!deleted) throw tagNotFound();
+      for (const storyId of deleted.storyIds)
+        await publishTagLink(tx.outbox, { projectId, storyId, actorId, tagged: false, tag: deleted.tag });
     });
+    signal();
   };
 }

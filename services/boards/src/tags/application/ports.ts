@@ -25,9 +25,9 @@ export interface TagRepository {
   /** By name, ignoring case. */
   findByName(projectId: number, name: string): Promise<TagRecord | undefined>;
   findByIds(projectId: number, tagIds: readonly number[]): Promise<TagRecord[]>;
-  /** Locks the tag row (FOR NO KEY UPDATE) until the transaction ends; false when there is no such tag. */
-  lock(projectId: number, tagId: number): Promise<boolean>;
-  /** The tag, locked as by `lock`; undefined when there is no such tag. */
+  /**
+   * The tag, its row locked (FOR NO KEY UPDATE) until the transaction ends; undefined when there is no such tag.
+   */
   findForUpdate(projectId: number, tagId: number): Promise<TagRecord | undefined>;
   /** Inserts a tag; a name taken (ignoring case) → Conflict, no board → NotFound. */
   insert(projectId: number, name: string): Promise<TagRecord>;
@@ -35,8 +35,11 @@ export interface TagRepository {
   ensure(projectId: number, name: string): Promise<TagRecord>;
   /** Undefined when there is no such tag; a name taken by another tag → Conflict. */
   rename(projectId: number, tagId: number, name: string): Promise<TagRecord | undefined>;
-  /** False when there was no such tag. Its links go with it (ON DELETE CASCADE). */
-  delete(projectId: number, tagId: number): Promise<boolean>;
+  /**
+   * Deletes the tag with its links; answers it as it was and the stories that carried it, or undefined when there
+   * was no such tag. No link can be added while it goes, so the stories are exactly those it came off.
+   */
+  delete(projectId: number, tagId: number): Promise<{ tag: TagRecord; storyIds: number[] } | undefined>;
   /** Locks the story row (FOR NO KEY UPDATE) until the transaction ends; false when there is no such story. */
   lockStory(projectId: number, storyId: number): Promise<boolean>;
   /** Which of these story ids exist in the project. */
@@ -57,14 +60,22 @@ export interface TagRepository {
     projectId: number,
     storyIds: readonly number[],
   ): Promise<Array<{ storyId: number; tag: TagRecord }>>;
-  /** Puts the tags on the story (already there: no-op). */
-  link(projectId: number, storyId: number, tagIds: readonly number[]): Promise<void>;
-  /** Makes `tagIds` exactly the story's tags. */
-  replaceStoryTags(projectId: number, storyId: number, tagIds: readonly number[]): Promise<void>;
-  /** Puts the tag on the stories (already there: no-op). */
-  linkStories(projectId: number, tagId: number, storyIds: readonly number[]): Promise<void>;
-  /** Makes `storyIds` exactly the stories carrying the tag. */
-  replaceTagStories(projectId: number, tagId: number, storyIds: readonly number[]): Promise<void>;
+  /** Puts the tags on the story (already there: no-op); answers the ids of the tags newly put on, ascending. */
+  link(projectId: number, storyId: number, tagIds: readonly number[]): Promise<number[]>;
+  /** Makes `tagIds` exactly the story's tags; answers the ids of the tags put on and the tags taken off, by id. */
+  replaceStoryTags(
+    projectId: number,
+    storyId: number,
+    tagIds: readonly number[],
+  ): Promise<{ added: number[]; removed: TagRecord[] }>;
+  /** Puts the tag on the stories (already there: no-op); answers the ids of the stories newly tagged, ascending. */
+  linkStories(projectId: number, tagId: number, storyIds: readonly number[]): Promise<number[]>;
+  /** Makes `storyIds` exactly the stories carrying the tag; answers the ids of those tagged and untagged, ascending. */
+  replaceTagStories(
+    projectId: number,
+    tagId: number,
+    storyIds: readonly number[],
+  ): Promise<{ added: number[]; removed: number[] }>;
   /** False when the story did not carry the tag. */
   unlink(projectId: number, storyId: number, tagId: number): Promise<boolean>;
 }

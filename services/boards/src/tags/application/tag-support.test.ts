@@ -52,20 +52,25 @@ describe('resolvePathTag', () => {
 describe('resolveTagRefs', () => {
   it('keeps known ids, creates unknown names once (ignoring case), dedupes', async () => {
     const { repos, ensured } = fakeTags([[3, 'known']]);
-    const ids = await resolveTagRefs(repos, 1, [
+    const tags = await resolveTagRefs(repos, 1, [
       { kind: 'id', id: 3 },
       { kind: 'name', name: 'New' },
       { kind: 'name', name: 'new' },
       { kind: 'name', name: 'KNOWN' },
       { kind: 'id', id: 3 },
     ]);
-    expect(ids).toEqual([3, 101]);
+    expect(tags.map((t) => [t.id, t.name])).toEqual([
+      [3, 'known'],
+      [101, 'New'],
+    ]);
     expect(ensured).toEqual(['KNOWN', 'New']);
   });
 
   it('a numeric string that is no id becomes a name; a bare unknown id → 400 invalid-reference', async () => {
     const { repos, tags } = fakeTags([]);
-    expect(await resolveTagRefs(repos, 1, [{ kind: 'id', id: 2024, name: '2024' }])).toEqual([101]);
+    expect(await resolveTagRefs(repos, 1, [{ kind: 'id', id: 2024, name: '2024' }])).toEqual([
+      { id: 101, projectId: 1, name: '2024', version: 1 },
+    ]);
     expect(tags.map((t) => t.name)).toEqual(['2024']);
     expect(await kindOf(resolveTagRefs(repos, 1, [{ kind: 'id', id: 77 }]))).toEqual([
       'InvalidArgument',

@@ -1,10 +1,13 @@
+import type { Outbox } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
 import { pageWindow } from '../../shared/application/list-window';
+import { publishStoryChange } from '../../shared/application/resource-events';
 import type { FilterNode } from '../../shared/domain/filter';
 import { requirePositiveId } from '../../shared/domain/ids';
 import type { StoryRecord, UserAlias } from '../../stories/application/ports';
 import { MAX_TAG_REFS, parseTagPathRef, uniqueNames, type TagRef } from '../domain/tags';
 import type { TagRecord } from './ports';
+import { toTagMessage } from './tag-message';
 import type { TagsRepositories } from './tags-store';
 
 /** Shared steps of the tag use cases (docs/compat.md §5.5). */
@@ -28,27 +31,28 @@ export async function resolvePathTag(
 }
 
 /**
- * The ids of the tags body references name, deduplicated, creating the tags named but unknown
- * (docs/compat.md §5.3: an unknown name creates the tag; an unknown id → 400). Call inside the write's
- * transaction, so a failed write creates no tag.
+ * The tags body references name, deduplicated, creating the tags named but unknown (docs/compat.md §5.3: an
+ * unknown name creates the tag; an unknown id → 400). Call inside the write's transaction, so a failed write
+ * creates no tag.
  */
 export async function resolveTagRefs(
   repos: TagsRepositories,
   projectId: number,
   refs: readonly TagRef[],
   field = 'tags',
-): Promise<number[]> {
+): Promise<TagRecord[]> {
   if (refs.length > MAX_TAG_REFS)
     throw new DomainError('InvalidArgument', `Invalid ${field}: at most ${MAX_TAG_REFS} tags per request.`, {
       problem: 'invalid-field',
     });
   const wantedIds = [...new Set(refs.flatMap((r) => (r.kind === 'id' ? [r.id] : [])))];
-  const found = new Set((await repos.tags.findByIds(projectId, wantedIds)).map((t) => t.id));
+  const found = new Map((await repos.tags.findByIds(projectId, wantedIds)).map((t) => [t.id, t]));
   const names: string[] = [];
-  const ids = new Set<number>();
+  const tags = new Map<number, TagRecord>();
   for (const ref of refs) {
+    const known = ref.kind === 'id' ? found.get(ref.id) : undefined;
     if (ref.kind === 'name') names.push(ref.name);
-    else if (found.has(ref.id)) ids.add(ref.id);
+    else if (known) tags.set(known.id, known);
     // A numeric string that is no tag's id is a name (docs/compat.md §1.4: a string in a tag reference is a
     // name).
     else if (ref.name !== undefined) names.push(ref.name);
@@ -57,8 +61,11 @@ export async function resolveTagRefs(
         problem: 'invalid-reference',
       });
   }
-  for (const name of uniqueNames(names)) ids.add((await repos.tags.ensure(projectId, name)).id);
-  return [...ids];
+  for (const name of uniqueNames(names)) {
+    const tag = await repos.tags.ensure(projectId, name);
+    if (!tags.has(tag.id)) tags.set(tag.id, tag);
+  }
+  return [...tags.values()];
 }
 
 /** A page of the stories carrying the tag, in board order, optionally narrowed by a story filter. */
@@ -101,4 +108,21 @@ export async function requireStories(
       },
     );
   return ids;
+}
+
+/**
+ * A tag put on (`story.tagged`) or taken off (`story.untagged`) a story: the resource is the tag, the subject the
+ * story, whose change it is.
+ */
+export function publishTagLink(
+  outbox: Outbox,
+  link: { projectId: number; storyId: number; actorId: number; tagged: boolean; tag: TagRecord },
+): Promise<void> {
+  return publishStoryChange(outbox, {
+    projectId: link.projectId,
+    storyId: link.storyId,
+    actorId: link.actorId,
+    type: link.tagged ? 'story.tagged' : 'story.untagged',
+    resource: toTagMessage(link.tag),
+  });
 }

@@ -1,3 +1,4 @@
+import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
 import { makeAddTagStory, type AddTagStory } from './add-tag-story';
 import { makeBatchGetStoryTags, type BatchGetStoryTags } from './batch-get-story-tags';
 import { makeBatchGetTagStories, type BatchGetTagStories } from './batch-get-tag-stories';
@@ -32,19 +33,20 @@ export interface TagsUseCases {
   batchGetStoryTags: BatchGetStoryTags;
 }
 
-export const tagsUseCases = (store: TagsStore): TagsUseCases => ({
+/** `wakeOutbox` is called once a write with events commits (the relay publishes them now). */
+export const tagsUseCases = (store: TagsStore, wakeOutbox: OutboxSignal = noSignal): TagsUseCases => ({
   listTags: makeListTags(store),
   getTag: makeGetTag(store),
   createTag: makeCreateTag(store),
   updateTag: makeUpdateTag(store),
-  deleteTag: makeDeleteTag(store),
+  deleteTag: makeDeleteTag(store, wakeOutbox),
   batchGetTagStories: makeBatchGetTagStories(store),
   listTagStories: makeListTagStories(store),
-  addTagStory: makeAddTagStory(store),
-  setTagStories: makeSetTagStories(store),
-  removeTagStory: makeRemoveTagStory(store),
+  addTagStory: makeAddTagStory(store, wakeOutbox),
+  setTagStories: makeSetTagStories(store, wakeOutbox),
+  removeTagStory: makeRemoveTagStory(store, wakeOutbox),
   listStoryTags: makeListStoryTags(store),
-  addStoryTag: makeAddStoryTag(store),
-  setStoryTags: makeSetStoryTags(store),
+  addStoryTag: makeAddStoryTag(store, wakeOutbox),
+  setStoryTags: makeSetStoryTags(store, wakeOutbox),
   batchGetStoryTags: makeBatchGetStoryTags(store),
 });

@@ -73,16 +73,8 @@ export function tagRepository(db: Queryable): TagRepository {
       return result.rows.map(toTagRecord);
     },
 
-    async lock(projectId, tagId) {
-      // NO KEY UPDATE: link inserts (FK checks take KEY SHARE) by other writers are not blocked by it.
-      const result = await db.query(
-        'SELECT 1 FROM tags WHERE project_id = $1 AND id = $2 FOR NO KEY UPDATE',
-        [projectId, tagId],
-      );
-      return result.rowCount === 1;
-    },
-
     async findForUpdate(projectId, tagId) {
+      // NO KEY UPDATE: link inserts (FK checks take KEY SHARE) by other writers are not blocked by it.
       const result = await db.query<TagRow>(
         `SELECT ${COLUMNS} FROM tags WHERE project_id = $1 AND id = $2 FOR NO KEY UPDATE`,
         [projectId, tagId],
@@ -147,8 +139,20 @@ export function tagRepository(db: Queryable): TagRepository {
     },
 
     async delete(projectId, tagId) {
-      const result = await db.query('DELETE FROM tags WHERE project_id = $1 AND id = $2', [projectId, tagId]);
-      return result.rowCount === 1;
+      // FOR UPDATE, not NO KEY UPDATE: it waits for links being added (their foreign-key checks hold KEY SHARE)
+      // and keeps new ones out until the commit, so the links taken off below are all that go with the tag.
+      const locked = await db.query<TagRow>(
+        `SELECT ${COLUMNS} FROM tags WHERE project_id = $1 AND id = $2 FOR UPDATE`,
+        [projectId, tagId],
+      );
+      const row = locked.rows[0];
+      if (!row) return undefined;
+      const unlinked = await db.query<{ story_id: number }>(
+        'DELETE FROM story_tags WHERE project_id = $1 AND tag_id = $2 RETURNING story_id',
+        [projectId, tagId],
+      );
+      await db.query('DELETE FROM tags WHERE project_id = $1 AND id = $2', [projectId, tagId]);
+      return { tag: toTagRecord(row), storyIds: ascending(unlinked.rows.map((r) => r.story_id)) };
     },
 
     async lockStory(projectId, storyId) {
@@ -227,29 +231,39 @@ export function tagRepository(db: Queryable): TagRepository {
     },
 
     async link(projectId, storyId, tagIds) {
-      if (tagIds.length === 0) return;
-      await insertLinks(db, projectId, 'story', storyId, tagIds);
+      if (tagIds.length === 0) return [];
+      return insertLinks(db, projectId, 'story', storyId, tagIds);
     },
 
     async replaceStoryTags(projectId, storyId, tagIds) {
-      await db.query(
-        'DELETE FROM story_tags WHERE project_id = $1 AND story_id = $2 AND NOT (tag_id = ANY($3::bigint[]))',
+      // The tags taken off, read in the DELETE's statement (tags themselves are not changed by it).
+      const removed = await db.query<TagRow>(
+        `WITH unlinked AS (
+           DELETE FROM story_tags WHERE project_id = $1 AND story_id = $2 AND NOT (tag_id = ANY($3::bigint[]))
+           RETURNING tag_id
+         )
+         SELECT t.id, t.project_id, t.name, t.version FROM unlinked u
+         JOIN tags t ON t.project_id = $1 AND t.id = u.tag_id
+         ORDER BY t.id`,
         [projectId, storyId, tagIds],
       );
-      if (tagIds.length > 0) await insertLinks(db, projectId, 'story', storyId, tagIds);
+      const added = tagIds.length > 0 ? await insertLinks(db, projectId, 'story', storyId, tagIds) : [];
+      return { added, removed: removed.rows.map(toTagRecord) };
     },
 
     async linkStories(projectId, tagId, storyIds) {
-      if (storyIds.length === 0) return;
-      await insertLinks(db, projectId, 'tag', tagId, storyIds);
+      if (storyIds.length === 0) return [];
+      return insertLinks(db, projectId, 'tag', tagId, storyIds);
     },
 
     async replaceTagStories(projectId, tagId, storyIds) {
-      await db.query(
-        'DELETE FROM story_tags WHERE project_id = $1 AND tag_id = $2 AND NOT (story_id = ANY($3::bigint[]))',
+      const removed = await db.query<{ story_id: number }>(
+        `DELETE FROM story_tags WHERE project_id = $1 AND tag_id = $2 AND NOT (story_id = ANY($3::bigint[]))
+         RETURNING story_id`,
         [projectId, tagId, storyIds],
       );
-      if (storyIds.length > 0) await insertLinks(db, projectId, 'tag', tagId, storyIds);
+      const added = storyIds.length > 0 ? await insertLinks(db, projectId, 'tag', tagId, storyIds) : [];
+      return { added, removed: ascending(removed.rows.map((r) => r.story_id)) };
     },
 
     async unlink(projectId, storyId, tagId) {
@@ -262,9 +276,12 @@ export function tagRepository(db: Queryable): TagRepository {
   };
 }
 
+const ascending = (ids: number[]): number[] => ids.sort((a, b) => a - b);
+
 /**
- * Links one story to many tags, or one tag to many stories; existing links stay. A story or tag deleted by a
- * concurrent request fails the foreign key: that is the 404 the request would have got a moment later.
+ * Links one story to many tags, or one tag to many stories; existing links stay. Answers the other side's ids of
+ * the links it made (ascending). A story or tag deleted by a concurrent request fails the foreign key: that is
+ * the 404 the request would have got a moment later.
  */
 async function insertLinks(
   db: Queryable,
@@ -272,17 +289,20 @@ async function insertLinks(
   side: 'story' | 'tag',
   id: number,
   others: readonly number[],
-): Promise<void> {
+): Promise<number[]> {
   const sql =
     side === 'story'
       ? `INSERT INTO story_tags (project_id, story_id, tag_id)
          SELECT $1, $2, t FROM unnest($3::bigint[]) AS t ORDER BY t
-         ON CONFLICT DO NOTHING`
+         ON CONFLICT DO NOTHING
+         RETURNING tag_id AS other`
       : `INSERT INTO story_tags (project_id, story_id, tag_id)
          SELECT $1, s, $2 FROM unnest($3::bigint[]) AS s ORDER BY s
-         ON CONFLICT DO NOTHING`;
+         ON CONFLICT DO NOTHING
+         RETURNING story_id AS other`;
   try {
-    await db.query(sql, [projectId, id, others]);
+    const result = await db.query<{ other: number }>(sql, [projectId, id, others]);
+    return ascending(result.rows.map((r) => r.other));
   } catch (err) {
     if (isPgError(err, PG_FOREIGN_KEY_VIOLATION))
       throw new DomainError('NotFound', 'The story or the tag no longer exists.', { cause: err });

@@ -1,10 +1,10 @@
 import type { boards } from '@flowboard/proto';
-import { unary, type Logger } from '@flowboard/service-kit';
+import { requireUser, unary, type Logger } from '@flowboard/service-kit';
 import type { StoryRecord } from '../../stories/application/ports';
-import { toStoryMessage } from '../../stories/grpc/story-message';
+import { toStoryMessage } from '../../stories/application/story-message';
 import type { TagRecord } from '../application/ports';
 import type { TagsUseCases } from '../application/tags-use-cases';
-import { storyTagsMessages, toTagMessage } from './tag-message';
+import { storyTagsMessages, toTagMessage } from '../application/tag-message';
 
 /**
  * TagsService: gRPC request → use case → response. Errors are mapped by `unary` through service-kit's one
@@ -63,8 +63,13 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
 
     DeleteTag: unary(
       logger,
-      async (r: boards.DeleteTagRequest__Output): Promise<boards.DeleteTagResponse> => {
-        await useCases.deleteTag(r.project_id, r.tag, r.expected_version);
+      async (r: boards.DeleteTagRequest__Output, ctx): Promise<boards.DeleteTagResponse> => {
+        await useCases.deleteTag({
+          projectId: r.project_id,
+          tag: r.tag,
+          expectedVersion: r.expected_version,
+          actorId: requireUser(ctx),
+        });
         return {};
       },
     ),
@@ -94,7 +99,7 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
 
     AddTagStory: unary(
       logger,
-      async (r: boards.AddTagStoryRequest__Output): Promise<boards.TagStoriesResponse> =>
+      async (r: boards.AddTagStoryRequest__Output, ctx): Promise<boards.TagStoriesResponse> =>
         storyPage(
           await useCases.addTagStory({
             projectId: r.project_id,
@@ -102,13 +107,14 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
             storyId: r.story_id,
             page: r.page,
             pageSize: r.page_size,
+            actorId: requireUser(ctx),
           }),
         ),
     ),
 
     SetTagStories: unary(
       logger,
-      async (r: boards.SetTagStoriesRequest__Output): Promise<boards.TagStoriesResponse> =>
+      async (r: boards.SetTagStoriesRequest__Output, ctx): Promise<boards.TagStoriesResponse> =>
         storyPage(
           await useCases.setTagStories({
             projectId: r.project_id,
@@ -116,14 +122,20 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
             storyIds: r.story_ids,
             page: r.page,
             pageSize: r.page_size,
+            actorId: requireUser(ctx),
           }),
         ),
     ),
 
     RemoveTagStory: unary(
       logger,
-      async (r: boards.RemoveTagStoryRequest__Output): Promise<boards.RemoveTagStoryResponse> => {
-        await useCases.removeTagStory({ projectId: r.project_id, tag: r.tag, storyId: r.story_id });
+      async (r: boards.RemoveTagStoryRequest__Output, ctx): Promise<boards.RemoveTagStoryResponse> => {
+        await useCases.removeTagStory({
+          projectId: r.project_id,
+          tag: r.tag,
+          storyId: r.story_id,
+          actorId: requireUser(ctx),
+        });
         return {};
       },
     ),
@@ -144,7 +156,7 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
 
     AddStoryTag: unary(
       logger,
-      async (r: boards.AddStoryTagRequest__Output): Promise<boards.StoryTagsResponse> =>
+      async (r: boards.AddStoryTagRequest__Output, ctx): Promise<boards.StoryTagsResponse> =>
         tagPage(
           await useCases.addStoryTag({
             projectId: r.project_id,
@@ -152,13 +164,14 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
             tags: [{ id: r.tag?.id ?? 0, name: r.tag?.name ?? '' }],
             page: r.page,
             pageSize: r.page_size,
+            actorId: requireUser(ctx),
           }),
         ),
     ),
 
     SetStoryTags: unary(
       logger,
-      async (r: boards.SetStoryTagsRequest__Output): Promise<boards.StoryTagsResponse> =>
+      async (r: boards.SetStoryTagsRequest__Output, ctx): Promise<boards.StoryTagsResponse> =>
         tagPage(
           await useCases.setStoryTags({
             projectId: r.project_id,
@@ -166,14 +179,20 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
             tags: r.tags.map((t) => ({ id: t.id, name: t.name })),
             page: r.page,
             pageSize: r.page_size,
+            actorId: requireUser(ctx),
           }),
         ),
     ),
 
     RemoveStoryTag: unary(
       logger,
-      async (r: boards.RemoveStoryTagRequest__Output): Promise<boards.RemoveStoryTagResponse> => {
-        await useCases.removeTagStory({ projectId: r.project_id, tag: r.tag, storyId: r.story_id });
+      async (r: boards.RemoveStoryTagRequest__Output, ctx): Promise<boards.RemoveStoryTagResponse> => {
+        await useCases.removeTagStory({
+          projectId: r.project_id,
+          tag: r.tag,
+          storyId: r.story_id,
+          actorId: requireUser(ctx),
+        });
         return {};
       },
     ),

@@ -46,8 +46,8 @@ export interface TaskRepository {
   /** Appends after the story's last task. Call under the story lock. */
   append(projectId: number, storyId: number, write: TaskWrite): Promise<TaskRecord>;
   update(projectId: number, storyId: number, taskId: number, write: TaskWrite): Promise<TaskRecord>;
-  /** False when there was no such task. */
-  delete(projectId: number, storyId: number, taskId: number): Promise<boolean>;
+  /** The task as it was before the delete; undefined when there was no such task. */
+  delete(projectId: number, storyId: number, taskId: number): Promise<TaskRecord | undefined>;
   /** The story's task ids by position. */
   ids(projectId: number, storyId: number): Promise<number[]>;
   /** Renumbers the story's tasks 1..n in the order of `taskIds` (exactly the story's tasks, validated). */

@@ -1,3 +1,4 @@
+import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
 import { makeBatchGetStoryTasks, type BatchGetStoryTasks } from './batch-get-story-tasks';
 import { makeCreateTask, type CreateTask } from './create-task';
 import { makeDeleteTask, type DeleteTask } from './delete-task';
@@ -18,12 +19,13 @@ export interface TasksUseCases {
   batchGetStoryTasks: BatchGetStoryTasks;
 }
 
-export const tasksUseCases = (store: TasksStore): TasksUseCases => ({
+/** `wakeOutbox` is called once a write with events commits (the relay publishes them now). */
+export const tasksUseCases = (store: TasksStore, wakeOutbox: OutboxSignal = noSignal): TasksUseCases => ({
   listTasks: makeListTasks(store),
   getTask: makeGetTask(store),
-  createTask: makeCreateTask(store),
-  updateTask: makeUpdateTask(store),
-  deleteTask: makeDeleteTask(store),
+  createTask: makeCreateTask(store, wakeOutbox),
+  updateTask: makeUpdateTask(store, wakeOutbox),
+  deleteTask: makeDeleteTask(store, wakeOutbox),
   reorderTasks: makeReorderTasks(store),
   batchGetStoryTasks: makeBatchGetStoryTasks(store),
 });

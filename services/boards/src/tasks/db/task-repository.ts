@@ -100,12 +100,12 @@ export function taskRepository(db: Queryable): TaskRepository {
     },
 
     async delete(projectId, storyId, taskId) {
-      const result = await db.query('DELETE FROM tasks WHERE project_id = $1 AND story_id = $2 AND id = $3', [
-        projectId,
-        storyId,
-        taskId,
-      ]);
-      return result.rowCount === 1;
+      const result = await db.query<TaskRow>(
+        `DELETE FROM tasks WHERE project_id = $1 AND story_id = $2 AND id = $3 RETURNING ${COLUMNS}`,
+        [projectId, storyId, taskId],
+      );
+      const row = result.rows[0];
+      return row ? toTaskRecord(row) : undefined;
     },
 
     async ids(projectId, storyId) {

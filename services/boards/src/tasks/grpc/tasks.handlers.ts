@@ -1,7 +1,7 @@
 import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
 import type { TasksUseCases } from '../application/tasks-use-cases';
-import { toTaskMessage } from './task-message';
+import { toTaskMessage } from '../application/task-message';
 
 /**
  * TasksService: gRPC request → use case → response. Errors are mapped by `unary` through service-kit's one
@@ -64,13 +64,14 @@ export function tasksHandlers(logger: Logger, useCases: TasksUseCases): boards.T
 
     DeleteTask: unary(
       logger,
-      async (request: boards.DeleteTaskRequest__Output): Promise<boards.DeleteTaskResponse> => {
-        await useCases.deleteTask(
-          request.project_id,
-          request.story_id,
-          request.task_id,
-          request.expected_version,
-        );
+      async (request: boards.DeleteTaskRequest__Output, ctx): Promise<boards.DeleteTaskResponse> => {
+        await useCases.deleteTask({
+          projectId: request.project_id,
+          storyId: request.story_id,
+          taskId: request.task_id,
+          expectedVersion: request.expected_version,
+          actorId: requireUser(ctx),
+        });
         return {};
       },
     ),

@@ -1,8 +1,8 @@
 import type { boards } from '@flowboard/proto';
 import { formatTimestamp } from '../../shared/domain/timestamp';
-import type { CommentRecord } from '../application/ports';
+import type { CommentRecord } from './ports';
 
-/** CommentRecord → Comment message. */
+/** CommentRecord → Comment message: the gRPC answer, and the resource of comment events. */
 export const toCommentMessage = (comment: CommentRecord): boards.Comment => ({
   id: comment.id,
   text: comment.text,

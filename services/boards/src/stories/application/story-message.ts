@@ -1,10 +1,12 @@
 import type { boards } from '@flowboard/proto';
 import { formatOptionalTimestamp, formatTimestamp } from '../../shared/domain/timestamp';
-import type { StoryRecord } from '../application/ports';
+import type { StoryRecord } from './ports';
 
 /**
  * StoryRecord → Story message, for every service that answers stories (stories, a phase's stories, a tag's
- * stories). Unset optional values become the proto3 defaults the contract documents.
+ * stories) and for the story's change events, whose resource is the story as this API answers it (so it lives
+ * beside the use cases, which write the events). Unset optional values become the proto3 defaults the contract
+ * documents.
  */
 export const toStoryMessage = (story: StoryRecord): boards.Story => ({
   project_id: story.projectId,

@@ -1,7 +1,7 @@
 import type { boards } from '@flowboard/proto';
-import type { TagRecord } from '../application/ports';
+import type { TagRecord } from './ports';
 
-/** TagRecord → Tag message. */
+/** TagRecord → Tag message: the gRPC answer, and the resource of `story.tagged` / `story.untagged` events. */
 export const toTagMessage = (tag: TagRecord): boards.Tag => ({
   id: tag.id,
   name: tag.name,

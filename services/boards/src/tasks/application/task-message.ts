@@ -1,8 +1,11 @@
 import type { boards } from '@flowboard/proto';
 import { formatOptionalTimestamp, formatTimestamp } from '../../shared/domain/timestamp';
-import type { TaskRecord } from '../application/ports';
+import type { TaskRecord } from './ports';
 
-/** TaskRecord → Task message; an incomplete task has no finish time ("") and no finisher (0). */
+/**
+ * TaskRecord → Task message (the gRPC answer and the resource of task events); an incomplete task has no finish
+ * time ("") and no finisher (0).
+ */
 export const toTaskMessage = (task: TaskRecord): boards.Task => ({
   id: task.id,
   text: task.text,
