@@ -105,10 +105,17 @@ interface OutboxRow {
 }
 
 /**
- * Publishes committed outbox rows. Rows are claimed with FOR UPDATE SKIP LOCKED, so several relays (one per
- * pod) share the work; a failed batch stays unpublished with a growing back-off, so a Kafka outage delays
- * events but loses none.
+ * Publishes committed outbox rows, oldest first. One relay publishes at a time (a transaction-level advisory lock
+ * per outbox; the relays of the other pods wait for it), and a failed batch holds back everything after it (its
+ * rows back off, and nothing is published while the oldest row waits): so events leave in the order they were
+ * written, across replicas and across a Kafka outage, which webhooks' per-story order relies on. A failed batch
+ * stays unpublished with a growing back-off, so an outage delays events but loses none. The price is that a row
+ * Kafka refuses for good (none does today: the events are small) would hold up its outbox; the
+ * `flowboard_outbox_backlog` gauge shows that.
  */
+/** The first key of the relays' advisory locks (the second is the outbox table's name, hashed). */
+const OUTBOX_LOCK_CLASS = 0x6f7574; // 'out'
+
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -194,13 +201,16 @@ export class OutboxRelay {
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<OutboxRow>(
-        `SELECT id, topic, key, payload, headers, attempts FROM ${this.table}
-          WHERE published_at IS NULL AND available_at <= now()
-          ORDER BY seq NULLS FIRST, created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      // Held to COMMIT: another relay's batch can neither overtake this one nor be overtaken by it.
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OUTBOX_LOCK_CLASS, this.table]);
+      const { rows } = await client.query<OutboxRow & { due: boolean }>(
+        `SELECT id, topic, key, payload, headers, attempts, available_at <= now() AS due FROM ${this.table}
+          WHERE published_at IS NULL
+          ORDER BY seq NULLS FIRST, created_at LIMIT $1 FOR UPDATE`,
         [this.batchSize],
       );
-      if (rows.length === 0) {
+      // Nothing pending, or the oldest is backing off after a failure: later rows wait behind it.
+      if (rows.length === 0 || !rows[0]!.due) {
         await client.query('COMMIT');
         return 0;
       }

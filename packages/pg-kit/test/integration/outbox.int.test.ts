@@ -178,7 +178,7 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
     }
   });
 
-  it('lets two relays share the work without publishing a row twice', async () => {
+  it('two relays (two pods) publish every row once, in the order written', async () => {
     await pool.query('DELETE FROM outbox');
     await withTransaction(pool, async (tx) => {
       for (let n = 1; n <= 200; n++) await enqueueOutbox(tx, schema, event(n));
@@ -186,8 +186,10 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
     const seen: number[] = [];
     const recording: OutboxPublisher = {
       async publish(_t, messages) {
-        await new Promise((r) => setTimeout(r, 5));
-        seen.push(...messages.map((m) => JSON.parse(m.value).n as number));
+        // Every other batch is slow: a relay taking the next batch meanwhile would publish it first.
+        const ns = messages.map((m) => JSON.parse(m.value).n as number);
+        await new Promise((r) => setTimeout(r, ns[0]! % 40 === 1 ? 40 : 5));
+        seen.push(...ns);
       },
     };
     const relays = [1, 2].map(
@@ -197,10 +199,36 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
     try {
       await waitFor(async () => (seen.length >= 200 ? true : undefined), 20_000, '200 events');
       await new Promise((r) => setTimeout(r, 100));
-      expect(seen).toHaveLength(200);
-      expect(new Set(seen).size).toBe(200);
+      expect(seen).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     } finally {
       await Promise.all(relays.map((r) => r.stop()));
+    }
+  });
+
+  it('rows backing off after a failed publish hold back what was written after them, so an outage never reorders events', async () => {
+    await pool.query('DELETE FROM outbox');
+    await withTransaction(pool, async (tx) => {
+      for (let n = 1; n <= 3; n++) await enqueueOutbox(tx, schema, event(n));
+    });
+    // As a failed publish leaves them: an attempt recorded, due again in a moment.
+    await pool.query(
+      `UPDATE outbox SET attempts = 1, last_error = 'broker unreachable', available_at = now() + interval '1 second'`,
+    );
+    // Written afterwards, due at once: it must still go after 1-3.
+    await withTransaction(pool, (tx) => enqueueOutbox(tx, schema, event(4)));
+    const seen: number[] = [];
+    const recording: OutboxPublisher = {
+      async publish(_t, messages) {
+        seen.push(...messages.map((m) => JSON.parse(m.value).n as number));
+      },
+    };
+    const relay = new OutboxRelay({ pool, schema, publisher: recording, logger, intervalMs: 10 });
+    relay.start();
+    try {
+      await waitFor(async () => (seen.length >= 4 ? true : undefined), 10_000, 'all four events');
+      expect(seen).toEqual([1, 2, 3, 4]);
+    } finally {
+      await relay.stop();
     }
   });
 });
