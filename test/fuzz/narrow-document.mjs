@@ -40,6 +40,8 @@ const SEEDED = {
   attachmentId: 'ATTACHMENT_ID',
   roleId: 'ROLE_ID',
   inviteId: 'INVITE_ID',
+  webhookId: 'WEBHOOK_ID',
+  deliveryId: 'DELIVERY_ID',
   keyId: 'KEY_ID',
   userId: 'SPARE_USER_ID',
   user: 'MEMBER',
@@ -58,6 +60,7 @@ const SPARES = {
   deleteTag: { projectId: 'PHASE_PROJECT_ID', tag: 'SPARE_TAG' },
   deleteRole: { roleId: 'SPARE_ROLE_ID' },
   deleteInvite: { inviteId: 'SPARE_INVITE_ID' },
+  deleteWebhook: { webhookId: 'SPARE_WEBHOOK_ID' },
   removeMember: { user: 'SPARE_MEMBER' },
   removeRoleMember: { user: 'SPARE_MEMBER' },
   setUserApiKeyEnabled: { keyId: 'SPARE_USER_KEY_ID' },
@@ -90,6 +93,13 @@ const exactly = (schema, values) => ({ ...schema, items: { xml: schema.items.xml
 schemas.PhaseOrder = exactly(schemas.PhaseOrder, ids('ORDER_PHASE_IDS'));
 schemas.StoryOrder = exactly(schemas.StoryOrder, ids('ORDER_STORY_IDS'));
 schemas.TaskOrder = exactly(schemas.TaskOrder, ids('ORDER_TASK_IDS'));
+// A webhook's URL must be one the webhooks service resolves to an address it allows: the seeded one. `active` stays
+// true, since ping and redelivery refuse an inactive webhook (400) and a generated update could make it so any time.
+const webhookUrl = oneOf(env('WEBHOOK_URL'));
+schemas.WebhookCreate.properties.url = webhookUrl;
+schemas.WebhookUpdate.properties.url = { anyOf: [webhookUrl, { type: 'null' }] };
+for (const name of ['WebhookCreate', 'WebhookUpdate'])
+  schemas[name].properties.active = { anyOf: [oneOf(true), { type: 'null' }] };
 // Index 1 (just after Backlog) is valid for any phase at any time; higher ones depend on how many phases exist.
 for (const name of ['PhaseCreate', 'PhaseUpdate'])
   schemas[name].properties.index = { ...schemas[name].properties.index, ...oneOf(1) };

@@ -1,6 +1,6 @@
 // Seeds real data for the schema fuzzer (scripts/fuzz.sh) through the API itself, so that the fuzzer's requests
 // reach their 2xx paths: a user and key, a project with stories, phases, tags, tasks, comments, an attachment,
-// roles, members and invites, and a spare of everything a DELETE operation removes (each DELETE gets its own
+// roles, members, invites and webhooks, and a spare of everything a DELETE operation removes (each DELETE gets its own
 // target, so one deletion does not turn every other operation into a 404). Prints `export FUZZ_...=` lines.
 const GATEWAY = process.env.GATEWAY_URL;
 if (!GATEWAY) throw new Error('GATEWAY_URL is not set');
@@ -107,6 +107,15 @@ const spareInvite = await call(`${P}/invites`, {
   method: 'POST',
   body: { email: `spare-${suffix}@example.test`, role: role.id },
 });
+// Webhooks to a receiver that is never there (nothing listens on port 9; the stack's webhooks service must allow
+// 127.0.0.1). The ping's delivery is cancelled (failed) by the deactivation, so it can be redelivered, and the
+// webhook is active again: ping and redelivery refuse an inactive webhook.
+const WEBHOOK_URL = 'http://127.0.0.1:9/fuzz';
+const webhook = await call(`${P}/webhooks`, { ...as, method: 'POST', body: { url: WEBHOOK_URL } });
+const ping = await call(`${P}/webhooks/${webhook.id}/ping`, { ...as, method: 'POST' });
+await call(`${P}/webhooks/${webhook.id}`, { ...as, method: 'PUT', body: { active: false } });
+await call(`${P}/webhooks/${webhook.id}`, { ...as, method: 'PUT', body: { active: true } });
+const spareWebhook = await call(`${P}/webhooks`, { ...as, method: 'POST', body: { url: WEBHOOK_URL } });
 const apiKey = await call('/api/v1/me/apikeys', { ...as, method: 'POST' });
 // The operator's endpoints act on the spare member (disabling the fuzzer's own user would end the run).
 const spareKeys = (await call('/api/v1/me/apikeys', { key: spareMember.apiKey })).items;
@@ -143,6 +152,10 @@ const values = {
   SPARE_ROLE_ID: spareRole.id,
   INVITE_ID: invite.id,
   SPARE_INVITE_ID: spareInvite.id,
+  WEBHOOK_URL,
+  WEBHOOK_ID: webhook.id,
+  SPARE_WEBHOOK_ID: spareWebhook.id,
+  DELIVERY_ID: ping.id,
   KEY_ID: apiKey.id,
   SPARE_USER_ID: spareMember.id,
   SPARE_USER_KEY_ID: spareKeys[0].id,

@@ -29,6 +29,8 @@ export const PLURALS = {
   step: 'steps',
   apiKey: 'apiKeys',
   account: 'accounts',
+  webhook: 'webhooks',
+  delivery: 'deliveries',
 } as const;
 
 export type ResourceType = keyof typeof PLURALS;

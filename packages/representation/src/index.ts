@@ -18,3 +18,4 @@ export * from './story.dto';
 export * from './tag.dto';
 export * from './task.dto';
 export * from './user.dto';
+export * from './webhook.dto';

@@ -16,6 +16,7 @@ import { BOARDS_SERVICE, createBoardsClient } from './clients/boards.client';
 import { createFilesClient, FILES_SERVICE } from './clients/files.client';
 import { createFilesProxy } from './clients/files-proxy';
 import { createMembershipClient, MEMBERSHIP_SERVICE } from './clients/membership.client';
+import { createWebhooksClient, WEBHOOKS_SERVICE } from './clients/webhooks.client';
 import type { GatewayConfig } from './config';
 import { createHttpApp } from './http/http-app';
 import { createRateLimits } from './http/rate-limit';
@@ -52,6 +53,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
   const boards = createBoardsClient(config.BOARDS_ADDR, deadline, metrics);
   const files = createFilesClient(config.FILES_ADDR, deadline, metrics);
   const filesProxy = createFilesProxy(config.FILES_HTTP_URL);
+  const webhooks = createWebhooksClient(config.WEBHOOKS_ADDR, deadline, metrics);
   const caches = createCaches(
     redis,
     membership,
@@ -79,6 +81,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     { address: config.MEMBERSHIP_ADDR, service: MEMBERSHIP_SERVICE },
     { address: config.BOARDS_ADDR, service: BOARDS_SERVICE },
     { address: config.FILES_ADDR, service: FILES_SERVICE },
+    { address: config.WEBHOOKS_ADDR, service: WEBHOOKS_SERVICE },
   ]);
   const router = new Router(
     routeTable({
@@ -86,6 +89,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       boards,
       files,
       filesProxy,
+      webhooks,
       access,
       apiKeys: authenticator,
       users: caches.users,
@@ -153,6 +157,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       membership.close();
       boards.close();
       files.close();
+      webhooks.close();
       redis.disconnect();
       await metricsServer.stop();
     },

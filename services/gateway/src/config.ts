@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { env } from '@flowboard/service-kit';
 
-/** host:port of a gRPC peer (no scheme). */
-const grpcAddress = () => z.string().regex(/^[^\s/]+:\d+$/, 'must be host:port');
 const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 
 /** Every environment variable the gateway reads, parsed once at start-up. */
@@ -12,9 +10,11 @@ export const configSchema = z.object({
   /** Prometheus `/metrics`, on its own listener (same HOST) so it is never on the public API port. */
   METRICS_PORT: env.port(9101),
   REDIS_URL: env.url(),
-  MEMBERSHIP_ADDR: grpcAddress(),
-  BOARDS_ADDR: grpcAddress(),
-  FILES_ADDR: grpcAddress(),
+  MEMBERSHIP_ADDR: env.grpcAddress(),
+  BOARDS_ADDR: env.grpcAddress(),
+  FILES_ADDR: env.grpcAddress(),
+  /** The webhooks service (project webhooks and their delivery log). */
+  WEBHOOKS_ADDR: env.grpcAddress(),
   /** The files service's internal HTTP port (attachment streams), e.g. http://127.0.0.1:50063. */
   FILES_HTTP_URL: env.url(),
   GRPC_DEADLINE_MS: positiveInt(5000),

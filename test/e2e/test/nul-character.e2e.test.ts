@@ -112,7 +112,16 @@ describe('a NUL character anywhere in a request is a 400 naming where it was', (
     });
     const key = await api('/api/v1/me/apikeys', { ...as, method: 'POST' });
     const phases = await api(`${P}/phases`, as);
-    const created = { story, task, comment, role, invite, key, phases };
+    // Nothing listens on port 9; the webhook is deactivated after its ping, so the delivery is not retried.
+    const webhook = await api(`${P}/webhooks`, {
+      ...as,
+      method: 'POST',
+      body: { url: 'http://127.0.0.1:9/nul' },
+    });
+    const W = `${P}/webhooks/${webhook.json?.id}`;
+    const ping = await api(`${W}/ping`, { ...as, method: 'POST' });
+    await api(W, { ...as, method: 'PUT', body: { active: false } });
+    const created = { story, task, comment, role, invite, key, phases, webhook, ping };
     for (const [name, res] of Object.entries(created))
       if (res.status !== 200) throw new Error(`seeding ${name} failed: ${res.status} ${res.text}`);
     if (attachment.status !== 200) throw new Error(`seeding the attachment failed: ${attachment.text}`);
@@ -125,6 +134,8 @@ describe('a NUL character anywhere in a request is a 400 naming where it was', (
       attachmentId: String(attachment.json.items[0].id),
       roleId: String(role.json.id),
       inviteId: String(invite.json.id),
+      webhookId: String(webhook.json.id),
+      deliveryId: String(ping.json.id),
       keyId: String(key.json.id),
       userId: String(member.id),
       user: member.userName,
@@ -240,6 +251,7 @@ describe('a NUL character anywhere in a request is a 400 naming where it was', (
       `${P}/roles/${ids.roleId}`,
       `${P}/members/${ids.userId}`,
       `${P}/invites/${ids.inviteId}`,
+      `${P}/webhooks/${ids.webhookId}`,
     ])
       expect([path, (await api(path, as)).status]).toEqual([path, 200]);
   });

@@ -43,6 +43,12 @@ beforeAll(async () => {
   const invite = ok(
     await api(`${P}/invites`, { ...as, method: 'POST', body: { email: 'spy@example.test', role: role.id } }),
   );
+  // Nothing listens on port 9; deactivated after its ping, so nothing is retried.
+  const webhook = ok(
+    await api(`${P}/webhooks`, { ...as, method: 'POST', body: { url: 'http://127.0.0.1:9/x' } }),
+  );
+  const ping = ok(await api(`${P}/webhooks/${webhook.id}/ping`, { ...as, method: 'POST' }));
+  ok(await api(`${P}/webhooks/${webhook.id}`, { ...as, method: 'PUT', body: { active: false } }));
   params = {
     storyId: String(story.id),
     taskId: String(task.id),
@@ -51,6 +57,8 @@ beforeAll(async () => {
     phaseId: String(detail.phases[0].id),
     roleId: String(role.id),
     inviteId: String(invite.id),
+    webhookId: String(webhook.id),
+    deliveryId: String(ping.id),
     tag: 'hush',
     user: owner.userName,
   };

@@ -1,4 +1,4 @@
-import { loadBoardsProto, loadFilesProto, loadMembershipProto } from '@flowboard/proto';
+import { loadBoardsProto, loadFilesProto, loadMembershipProto, loadWebhooksProto } from '@flowboard/proto';
 import { retryableMethods } from '@flowboard/service-kit';
 
 // The retry policy comes from the protos' `option idempotency_level`. A read that lost its option would lose its
@@ -13,9 +13,18 @@ const services = {
   'boards history': boards.HistoryService.service,
   membership: loadMembershipProto().flowboard.membership.v1.MembershipService.service,
   files: loadFilesProto().flowboard.files.v1.FilesService.service,
+  webhooks: loadWebhooksProto().flowboard.webhooks.v1.WebhooksService.service,
 };
 
-describe.each(Object.entries(services))('%s proto', (_, service) => {
+/** The writes that may retry: a repeat of the call changes nothing more than the first did. */
+const IDEMPOTENT_WRITES: Record<string, string[]> = {
+  // A second call returns the phases the first made (see its comment in the proto).
+  'boards phases': ['CreateBoard'],
+  // It sets the masked fields to the values sent.
+  webhooks: ['UpdateWebhook'],
+};
+
+describe.each(Object.entries(services))('%s proto', (label, service) => {
   const methods = Object.values(service).map((m) => m.path.split('/')[2]!);
 
   it('marks every Get, List and Batch read retryable', () => {
@@ -28,7 +37,6 @@ describe.each(Object.entries(services))('%s proto', (_, service) => {
     const writes = retryableMethods(service).filter((name) =>
       /^(Create|Delete|Add|Remove|Set|Reorder|Accept|Update|SignUp)/.test(name),
     );
-    // CreateBoard: a second call returns the phases the first made (see its comment in the proto).
-    expect(writes).toEqual(service === services['boards phases'] ? ['CreateBoard'] : []);
+    expect(writes).toEqual(IDEMPOTENT_WRITES[label] ?? []);
   });
 });

@@ -1,4 +1,5 @@
 import {
+  optionalBoolean,
   optionalInteger,
   optionalNumericText,
   optionalReference,
@@ -46,6 +47,14 @@ describe('field readers (docs/compat.md §1.4)', () => {
       expect(() => requiredBoolean({ enabled }, 'enabled')).toThrow(
         "Field 'enabled' is required and must be true or false.",
       );
+  });
+
+  it('optional booleans: as required ones, but absent, null and an empty XML element are unset', () => {
+    expect(optionalBoolean({ active: false }, 'active')).toBe(false);
+    expect(optionalBoolean({ active: ' TRUE ' }, 'active')).toBe(true);
+    for (const active of [undefined, null, '']) expect(optionalBoolean({ active }, 'active')).toBeUndefined();
+    for (const active of ['yes', 0, 1, '1', [], {}])
+      expect(() => optionalBoolean({ active }, 'active')).toThrow("Field 'active' must be true or false.");
   });
 
   it('references: id, numeric string, {id}, names where accepted', () => {

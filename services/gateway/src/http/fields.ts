@@ -48,11 +48,27 @@ export function requiredString(fields: Fields, name: string, ...aliases: string[
  * element (`<enabled>false</enabled>`), trimmed, in any case. Anything else — absent, null, "", 0/1 — is refused.
  */
 export function requiredBoolean(fields: Fields, name: string): boolean {
+  const value = toBoolean(fields[name]);
+  if (value === undefined) throw invalidField(`Field '${name}' is required and must be true or false.`);
+  return value;
+}
+
+/**
+ * A boolean as `requiredBoolean` reads it, or undefined when absent, null or an empty XML element (`<active />`:
+ * empty is null for anything but a string, docs/compat.md §2). Anything else is refused.
+ */
+export function optionalBoolean(fields: Fields, name: string): boolean | undefined {
   const value = fields[name];
+  if (value === undefined || value === null || value === '') return undefined;
+  const bool = toBoolean(value);
+  if (bool === undefined) throw invalidField(`Field '${name}' must be true or false.`);
+  return bool;
+}
+
+function toBoolean(value: unknown): boolean | undefined {
   if (typeof value === 'boolean') return value;
   const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
-  if (text === 'true' || text === 'false') return text === 'true';
-  throw invalidField(`Field '${name}' is required and must be true or false.`);
+  return text === 'true' || text === 'false' ? text === 'true' : undefined;
 }
 
 /** An integer from a number or a numeric string; null for null or "" (clears); undefined when absent. */

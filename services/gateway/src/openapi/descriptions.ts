@@ -28,6 +28,7 @@ const comments = 'Comments';
 const attachments = 'Attachments';
 const roles = 'Roles';
 const invites = 'Invites';
+const webhooks = 'Webhooks';
 const operator = 'Operator';
 
 export const TAGS: Array<{ name: string; description: string }> = [
@@ -41,5 +42,11 @@ export const TAGS: Array<{ name: string; description: string }> = [
   { name: attachments, description: 'Files attached to a story.' },
   { name: roles, description: 'Roles give their members an access level on the project.' },
   { name: invites, description: 'E-mail invitations to a role.' },
+  {
+    name: webhooks,
+    description:
+      "Flowboard addition: HTTP callbacks for a project's changes, signed (Standard Webhooks), retried for a " +
+      'day, with a delivery log.',
+  },
   { name: operator, description: 'Operator endpoints, authorised by the operator token, not an API key.' },
 ];

@@ -61,6 +61,30 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it("describes the webhooks' request bodies exactly: known event types, http(s) URLs, a partial update", () => {
+    const contract = new OpenApiContract(document);
+    const url = 'https://hooks.example.com/flowboard';
+    expect(
+      contract.validateSchema('WebhookCreate', { url, eventTypes: ['story.moved'], active: false }),
+    ).toEqual([]);
+    expect(contract.validateSchema('WebhookCreate', { url: ` ${url}`, eventTypes: null })).toEqual([]);
+    for (const bad of [
+      {},
+      { url: 'ftp://example.com/' },
+      { url: 'example.com' },
+      { url, eventTypes: ['story.exploded'] },
+      { url, eventTypes: 'story.created' },
+      { url, active: 'yes' },
+      { url, description: 'x'.repeat(501) },
+    ])
+      expect([bad, contract.validateSchema('WebhookCreate', bad)]).not.toEqual([bad, []]);
+    expect(contract.validateSchema('WebhookUpdate', {})).toEqual([]);
+    const update = document.paths['/api/v1/projects/{projectId}/webhooks/{webhookId}']?.put as {
+      requestBody: { required: boolean };
+    };
+    expect(update.requestBody.required).toBe(false);
+  });
+
   it('names the three API key schemes and the public operations', () => {
     expect(document.security).toEqual([{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }]);
     expect(document.paths['/api/v1/users']?.post?.security).toEqual([]);
@@ -86,6 +110,46 @@ describe('the OpenAPI document', () => {
     expect(contract.validateSchema('StoryPage', page)).toEqual([]);
     expect(contract.validateSchema('Story', { ...story, colour: 'red' })).not.toEqual([]);
     expect(contract.validateSchema('Story', { ...story, deadline: '2011-02-24T00:00:00Z' })).not.toEqual([]);
+    const webhook = {
+      id: 7,
+      url: 'https://hooks.example.com/flowboard',
+      eventTypes: ['story.created'],
+      active: true,
+      description: '',
+      createTime: '2026-11-24T10:00:00',
+      updateTime: '2026-11-24T10:00:00',
+    };
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    expect(contract.validateSchema('WebhookPage', { ...page, items: [webhook] })).toEqual([]);
+    expect(contract.validateSchema('CreatedWebhook', { ...webhook, secret })).toEqual([]);
+    // The secret is shown once: a GET carrying it, or a create without it, breaks the document.
+    expect(contract.validateSchema('Webhook', { ...webhook, secret })).not.toEqual([]);
+    expect(contract.validateSchema('CreatedWebhook', webhook)).not.toEqual([]);
+    const attempt = {
+      attempt: 1,
+      status: 'failed',
+      latencyMs: 10000,
+      error: 'timed out',
+      attemptedAt: '2026-11-24T10:00:01',
+    };
+    const delivery = {
+      id: 9,
+      eventId: '3f1c2b9e-0000-4000-8000-000000000001',
+      eventType: 'webhook.ping',
+      attempt: 1,
+      status: 'pending',
+      latencyMs: 10000,
+      error: 'timed out',
+      attemptedAt: '2026-11-24T10:00:01',
+      nextAttemptAt: '2026-11-24T10:00:06',
+      createTime: '2026-11-24T10:00:00',
+      attempts: [attempt],
+    };
+    expect(contract.validateSchema('DeliveryPage', { ...page, pageSize: 100, items: [delivery] })).toEqual(
+      [],
+    );
+    expect(contract.validateSchema('Delivery', { ...delivery, status: 'queued' })).not.toEqual([]);
+    expect(contract.validateSchema('DeliveryReference', { id: 9 })).toEqual([]);
     expect(
       contract.validateSchema('Problem', {
         type: 'urn:flowboard:problem:not-found',

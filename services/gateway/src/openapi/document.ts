@@ -93,6 +93,8 @@ const PATH_PARAMETERS: Record<string, Schema> = {
   attachmentId: { schema: { type: 'integer', minimum: 0 } },
   roleId: { schema: { type: 'integer', minimum: 0 } },
   inviteId: { schema: { type: 'integer', minimum: 0 } },
+  webhookId: { schema: { type: 'integer', minimum: 0 } },
+  deliveryId: { schema: { type: 'integer', minimum: 0 } },
   keyId: { schema: { type: 'integer', minimum: 0 } },
   userId: { schema: { type: 'integer', minimum: 0 } },
   user: { schema: { type: 'string' }, description: 'A user id or username.' },
@@ -319,6 +321,7 @@ const PARTIAL_UPDATES = new Set([
   'CommentUpdate',
   'AttachmentRename',
   'RoleUpdate',
+  'WebhookUpdate',
 ]);
 
 const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };

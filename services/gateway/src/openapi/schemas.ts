@@ -4,6 +4,8 @@
  * so the e2e contract check catches a stray field. Request bodies are lenient, as the gateway is (§1.4:
  * read-only and unknown fields are ignored).
  */
+import { RESOURCE_EVENT_TYPES } from '@flowboard/events';
+
 export type Schema = Record<string, unknown>;
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -33,12 +35,15 @@ function resource(
   };
 }
 
-/** The page envelope of `items` (docs/compat.md §4.1); in XML the root is the plural, items the singular. */
-export function pageSchema(item: string, plural: string): Schema {
+/**
+ * The page envelope of `items` (docs/compat.md §4.1); in XML the root is the plural, items the singular.
+ * `maxPageSize`: where a larger `pageSize` is clamped to.
+ */
+export function pageSchema(item: string, plural: string, maxPageSize = 1000): Schema {
   return resource(plural, ['page', 'pageSize', 'totalPages', 'totalItems', 'items'], {
     page: { ...int('Current page, from 1.'), examples: [1] },
     pageSize: {
-      ...int('Items per page (default 100, at most 1000: larger values are clamped).'),
+      ...int(`Items per page (default 100, at most ${maxPageSize}: larger values are clamped).`),
       examples: [100],
     },
     totalPages: int('ceil(totalItems / pageSize); 0 when empty.'),
@@ -60,7 +65,11 @@ export const PAGED: Record<string, string> = {
   Invite: 'invites',
   User: 'users',
   ApiKey: 'apiKeys',
+  Webhook: 'webhooks',
+  Delivery: 'deliveries',
 };
+/** Pages smaller than 1000 at most: deliveries carry their attempts, and the webhooks service pages them by 100. */
+const MAX_PAGE_SIZE: Record<string, number> = { Delivery: 100 };
 
 const userRefProperties = {
   id: int(),
@@ -71,6 +80,22 @@ const userRefProperties = {
 
 const timestamp = ref('Timestamp');
 const named = (description: string): Schema => ({ ...ref('NamedRef'), description });
+
+const webhookProperties = {
+  id: int(),
+  url: str('The receiver (normalised).'),
+  eventTypes: {
+    type: 'array',
+    xml: { wrapped: true },
+    items: { type: 'string', xml: { name: 'eventType' } },
+    description: 'The event types delivered; empty = every type.',
+  },
+  active: { type: 'boolean', description: 'false: nothing is sent.' },
+  description: str('`""` when empty.'),
+  disabledReason: str('Why the service disabled it (its deliveries failed for a day); only then.'),
+  createTime: timestamp,
+  updateTime: timestamp,
+};
 
 // Response schemas ------------------------------------------------------------------------------------------
 
@@ -294,6 +319,63 @@ const responses: Record<string, Schema> = {
     sender: ref('UserRef'),
     role: ref('NamedRef'),
   }),
+  Webhook: resource(
+    'webhook',
+    ['id', 'url', 'eventTypes', 'active', 'description', 'createTime', 'updateTime'],
+    webhookProperties,
+    { description: 'Flowboard addition: a project webhook. Its signing secret is shown only when created.' },
+  ),
+  CreatedWebhook: resource(
+    'webhook',
+    ['id', 'url', 'eventTypes', 'active', 'description', 'createTime', 'updateTime', 'secret'],
+    {
+      ...webhookProperties,
+      secret: {
+        type: 'string',
+        pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+        description:
+          'The signing secret (Standard Webhooks): `whsec_` + base64 of the HMAC-SHA256 key. Shown only here.',
+      },
+    },
+    { description: 'Flowboard addition: the webhook just created, with its signing secret.' },
+  ),
+  Delivery: resource(
+    'delivery',
+    ['id', 'eventId', 'eventType', 'attempt', 'status', 'createTime', 'attempts'],
+    {
+      id: int(),
+      eventId: str('The event id, sent as `webhook-id`: the same on every attempt and redelivery.'),
+      eventType: str('`story.created`, … or `webhook.ping`.'),
+      attempt: int('Attempts made so far (0 before the first).'),
+      status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+      responseStatusCode: int("The latest attempt's HTTP status; omitted when no response came back."),
+      latencyMs: int("The latest attempt's duration; omitted before the first attempt."),
+      error: str('Why the latest attempt (or the delivery) failed; omitted otherwise.'),
+      attemptedAt: { ...timestamp, description: 'The latest attempt; omitted before the first.' },
+      nextAttemptAt: {
+        ...timestamp,
+        description:
+          'When the next attempt is due; only while one is scheduled (pending, not queued behind another).',
+      },
+      createTime: timestamp,
+      attempts: arrayOf(ref('DeliveryAttempt'), 'Every attempt, newest first.'),
+    },
+    { description: 'Flowboard addition: one event sent to one webhook, with its attempts.' },
+  ),
+  DeliveryAttempt: resource('attempt', ['attempt', 'status', 'latencyMs', 'attemptedAt'], {
+    attempt: int('From 1.'),
+    status: { type: 'string', enum: ['succeeded', 'failed'] },
+    responseStatusCode: int('Omitted when no response came back.'),
+    latencyMs: int(),
+    error: str('Omitted after a success.'),
+    attemptedAt: timestamp,
+  }),
+  DeliveryReference: resource(
+    'delivery',
+    ['id'],
+    { id: int() },
+    { description: "The queued delivery's id (see it in the webhook's deliveries)." },
+  ),
   Problem: resource(
     'error',
     ['type', 'title', 'status', 'detail', 'requestId'],
@@ -406,6 +488,21 @@ const deadline: Schema = {
 const enabledBody = (xmlName: string): Schema =>
   body(xmlName, { enabled: { type: 'boolean', description: 'In XML: `true` or `false`.' } }, ['enabled']);
 const stringish = { type: ['string', 'number'], description: 'Numbers are converted to strings.' };
+/** What the webhooks service takes for a receiver's URL (its DNS and address checks come on top). */
+const webhookUrl: Schema = {
+  type: 'string',
+  maxLength: 2000,
+  pattern: `^[${TRIMMED}]*[Hh][Tt][Tt][Pp][Ss]?://[^${TRIMMED}/?#@]`,
+  description:
+    'An http(s) URL without credentials, at most 2,000 characters, whose host resolves to public addresses ' +
+    '(private, loopback, link-local… are refused unless the operator allows them).',
+};
+const webhookEventTypes = xmlArray(
+  { type: 'string', enum: [...RESOURCE_EVENT_TYPES] },
+  'eventTypes',
+  'eventType',
+  'Event types to deliver; empty or absent: every type.',
+);
 
 const requests: Record<string, Schema> = {
   UserReference: idOrObject('user', ['id', 'userName', 'username']),
@@ -563,6 +660,22 @@ const requests: Record<string, Schema> = {
   RoleUpdate: body('role', { name: nonBlank(200), access: ref('AccessLevel') }),
   UserReferences: xmlArray(ref('UserReference'), 'members', 'user'),
   InviteCreate: body('invite', { email, role: ref('ItemReference') }, ['email', 'role']),
+  WebhookCreate: body(
+    'webhook',
+    {
+      url: webhookUrl,
+      eventTypes: webhookEventTypes,
+      active: { type: 'boolean', description: 'Default true.' },
+      description: text(500),
+    },
+    ['url'],
+  ),
+  WebhookUpdate: body('webhook', {
+    url: webhookUrl,
+    eventTypes: webhookEventTypes,
+    active: { type: 'boolean', description: '`true` again clears `disabledReason`.' },
+    description: text(500),
+  }),
   UserEnabled: enabledBody('user'),
   ApiKeyEnabled: enabledBody('apiKey'),
   AccountLimits: {
@@ -577,7 +690,10 @@ const requests: Record<string, Schema> = {
 
 export function componentSchemas(): Record<string, Schema> {
   const pages = Object.fromEntries(
-    Object.entries(PAGED).map(([item, plural]) => [`${item}Page`, pageSchema(item, plural)]),
+    Object.entries(PAGED).map(([item, plural]) => [
+      `${item}Page`,
+      pageSchema(item, plural, MAX_PAGE_SIZE[item]),
+    ]),
   );
   return { ...responses, ...pages, ...requests };
 }

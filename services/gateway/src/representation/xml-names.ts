@@ -2,12 +2,15 @@ import { PLURALS, type ResourceType } from '@flowboard/representation';
 
 /**
  * The element name of one item of an array property (docs/compat.md §2: `members/user`, `phases/phase`, ...).
- * Plural resource names map to their singular; `members` holds users. `items` (the page envelope) is named by
- * the page's own type, so it is passed in by the caller.
+ * Plural resource names map to their singular; `members` holds users, a webhook's `eventTypes` one `eventType`
+ * each, a delivery's `attempts` one `attempt` each. `items` (the page envelope) is named by the page's own type, so
+ * it is passed in by the caller.
  */
 const ITEM_ELEMENT: ReadonlyMap<string, string> = new Map<string, string>([
   ...Object.entries(PLURALS).map(([singular, plural]) => [plural, singular] as [string, string]),
   ['members', 'user'],
+  ['eventTypes', 'eventType'],
+  ['attempts', 'attempt'],
 ]);
 
 export function itemElementFor(property: string, pageItem?: ResourceType): string {

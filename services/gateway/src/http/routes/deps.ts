@@ -5,6 +5,7 @@ import type { BoardsClient } from '../../clients/boards.client';
 import type { FilesClient } from '../../clients/files.client';
 import type { FilesProxy } from '../../clients/files-proxy';
 import type { MembershipClient } from '../../clients/membership.client';
+import type { WebhooksClient } from '../../clients/webhooks.client';
 import type { UserDirectory } from '../../cache';
 
 /** What route handlers are built from: the upstream clients, created once at boot. */
@@ -13,6 +14,7 @@ export interface RouteDeps {
   boards: BoardsClient;
   files: FilesClient;
   filesProxy: FilesProxy;
+  webhooks: WebhooksClient;
   access: ProjectAccessResolver;
   /** User references (creator, owner, author...) for responses, cached; forgotten on `PUT /me`. */
   users: UserDirectory;

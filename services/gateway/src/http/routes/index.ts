@@ -14,6 +14,7 @@ import { storyOperations, STORY_ENRICHMENTS } from './stories.routes';
 import { tagOperations, TAG_ENRICHMENTS } from './tags.routes';
 import { taskOperations } from './tasks.routes';
 import { userOperations } from './users.routes';
+import { webhookOperations } from './webhooks.routes';
 
 /**
  * Every resource of the API, in the document's order. Each module declares its operations once (method, path,
@@ -33,6 +34,7 @@ const RESOURCES: ReadonlyArray<Resource<RouteDeps>> = [
   attachmentOperations,
   roleOperations,
   inviteOperations,
+  webhookOperations,
 ];
 
 /** THE route table: authentication, 404/405, the access check and the response format all come from it. */

@@ -5,6 +5,7 @@ import type { Call } from '../call';
 import { invalidField, optionalReference, requiredString } from '../fields';
 import { empty, page, resource, type Reply } from '../respond';
 import type { RouteDeps } from './deps';
+import { rejectWhere } from './no-filter';
 import { del, get, post, resourceOperations } from '../operation';
 import { P, V1 } from './paths';
 
@@ -12,15 +13,6 @@ import { P, V1 } from './paths';
  * Invites have no enrichments (`with=everything` is accepted) and no filter properties (docs/compat.md §4.2).
  */
 const noEnrichments = (call: Call) => call.enrichments({ names: [] });
-
-function rejectWhere(call: Call): void {
-  const where = call.query.get('where');
-  if (where === undefined || where.trim() === '') return;
-  const property = /^\s*(?:not\s*\(|\()*\s*([^\s:()"]+)\s*:/i.exec(where)?.[1] ?? where.trim();
-  throw new DomainError('InvalidArgument', `Unknown filter property '${property}'.`, {
-    problem: 'invalid-filter',
-  });
-}
 
 export function inviteHandlers({ membership, access }: RouteDeps) {
   return {

@@ -6,12 +6,14 @@ import { configSchema } from '../../../src/config';
 import { FakeBoards } from './fake-boards';
 import { FakeFiles } from './fake-files';
 import { FakeMembership } from './fake-membership';
+import { FakeWebhooks } from './fake-webhooks';
 
 export interface Harness {
   baseUrl: string;
   membership: FakeMembership;
   boards: FakeBoards;
   files: FakeFiles;
+  webhooks: FakeWebhooks;
   /** Starts another gateway on the same fakes with some settings changed. */
   gateway(env?: Record<string, string>): Promise<{ baseUrl: string; app: App }>;
   stop(): Promise<void>;
@@ -20,8 +22,8 @@ export interface Harness {
 const silent = createLogger('test', 'silent');
 
 /**
- * The gateway in-process on port 0, against real Redis and in-process fakes of membership, boards and files
- * (gRPC servers with health, plus files' internal HTTP port). Ids start at a random base so cached access
+ * The gateway in-process on port 0, against real Redis and in-process fakes of membership, boards, files and
+ * webhooks (gRPC servers with health, plus files' internal HTTP port). Ids start at a random base so cached access
  * decisions of earlier runs never match.
  */
 export async function startHarness(): Promise<Harness> {
@@ -30,13 +32,17 @@ export async function startHarness(): Promise<Harness> {
   const membership = new FakeMembership(idBase);
   const boards = new FakeBoards(idBase);
   const files = new FakeFiles();
+  const webhooks = new FakeWebhooks();
 
   const servers: GrpcServer[] = [
     [membership.registration(silent)],
     boards.registrations(silent),
     [files.registration(silent)],
+    [webhooks.registration(silent)],
   ].map((services) => createGrpcServer({ port: 0, logger: silent, services }));
-  const [membershipPort, boardsPort, filesPort] = await Promise.all(servers.map((s) => s.start()));
+  const [membershipPort, boardsPort, filesPort, webhooksPort] = await Promise.all(
+    servers.map((s) => s.start()),
+  );
   const filesHttp: http.Server = files.httpServer();
   const filesHttpPort = await listen(filesHttp, 0);
 
@@ -48,6 +54,7 @@ export async function startHarness(): Promise<Harness> {
     BOARDS_ADDR: `127.0.0.1:${boardsPort}`,
     FILES_ADDR: `127.0.0.1:${filesPort}`,
     FILES_HTTP_URL: `http://127.0.0.1:${filesHttpPort}`,
+    WEBHOOKS_ADDR: `127.0.0.1:${webhooksPort}`,
     GRPC_DEADLINE_MS: '2000',
     LOG_LEVEL: 'silent',
   };
@@ -65,6 +72,7 @@ export async function startHarness(): Promise<Harness> {
     membership,
     boards,
     files,
+    webhooks,
     gateway,
     async stop() {
       await Promise.all(apps.map((a) => a.stop()));

@@ -215,6 +215,8 @@ export class FakeMembership {
       // The operator's switches: e2e against the real service (test/e2e/test/admin.e2e.test.ts).
       SetUserEnabled: h('SetUserEnabled', notFaked),
       SetApiKeyEnabled: h('SetApiKeyEnabled', notFaked),
+      // Service to service (webhooks' payload names); the gateway never calls it.
+      ResolveNames: h('ResolveNames', notFaked),
       GetProjectAccount: h('GetProjectAccount', async (req: membership.GetProjectAccountRequest__Output) => {
         const fake = this.projects.get(req.project_id);
         if (!fake?.project.owner) throw new DomainError('NotFound', 'Project not found.');
