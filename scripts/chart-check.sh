@@ -7,8 +7,9 @@
 # Then scripts/chart-env-check.mjs on those renderings and on the default values' (with an existing Secret): every
 # Deployment's and migration Job's environment, built as the kubelet would, is run through its service's own
 # config loader (services/<svc>/dist/config.js: run after `npx turbo run build`, as npm test does), and every
-# topologySpreadConstraint must select its own pods and every grace period outlast preStop + drain. Last,
-# negative checks: each guard must still fail on values made to break it.
+# topologySpreadConstraint must select its own pods, every grace period outlast preStop + drain, and the
+# NetworkPolicies admit every connection a pod is configured with. Last, negative checks: each guard must still fail
+# on values made to break it.
 #
 # The cluster APIs a values set needs beyond Kubernetes' own are given to `helm template` with --api-versions
 # ($EXTRA_APIS: the Prometheus Operator's ServiceMonitor, which templates/servicemonitor.yaml requires when
@@ -145,9 +146,11 @@ render default "${EXTRA_APIS[@]}" --set "secrets.existingSecret=$EXISTING_SECRET
 # The one-node cluster's values (deploy/cluster/values.yaml), with the arguments `npm run cluster` gives them
 # (deploy/cluster/lib.sh: helm_args), image tags aside: what npm run test:cluster installs passes the same checks.
 log "[cluster] helm template (deploy/cluster/values.yaml, as npm run cluster installs it)"
-printf '%s fixture\n' gateway boards membership files notifier >"$WORK/cluster.images"
+printf '%s fixture\n' gateway boards membership files notifier webhooks >"$WORK/cluster.images"
+# A cluster home of its own, so the cluster's generated key (webhooks_secret_key) is made there, not in .flowboard/.
 # shellcheck source=deploy/cluster/lib.sh
-(source deploy/cluster/lib.sh && helm_args "$WORK/cluster.images" && printf '%s\n' "${HELM_ARGS[@]}") >"$WORK/cluster.args"
+(export FLOWBOARD_CLUSTER_HOME=$WORK/cluster-home && source deploy/cluster/lib.sh && helm_args "$WORK/cluster.images" &&
+  printf '%s\n' "${HELM_ARGS[@]}") >"$WORK/cluster.args"
 mapfile -t cluster_args <"$WORK/cluster.args"
 render cluster "${cluster_args[@]}" || { cat "$WORK/cluster.err" >&2; fail "[cluster] helm template"; }
 
@@ -206,6 +209,24 @@ else
   grep -qF "FAIL [$label] component boards (Deployment " "$WORK/negative.out" \
     || fail "negative check \"boards without KAFKA_BROKERS\": the failure names no values set and component"
 fi
+# The webhooks' sealing key is required like every credential of an enabled component (the minimal set less it).
+grep -v '^ *WEBHOOKS_SECRET_ENCRYPTION_KEY:' "$MINIMAL" >"$WORK/negative-key.values.yaml"
+expect_fail "minimal without the webhooks' sealing key" \
+  'secrets\.values\.WEBHOOKS_SECRET_ENCRYPTION_KEY is required' \
+  template -f "$WORK/negative-key.values.yaml"
+# A NetworkPolicy that does not admit a connection a pod is configured with is found: membership admitting the
+# gateway only, while webhooks is configured with MEMBERSHIP_ADDR.
+render negative-netpol -f "$MINIMAL" --set 'components.membership.networkPolicy.allowFrom={gateway}' \
+  || { cat "$WORK/negative-netpol.err" >&2; fail "negative check: helm template with membership closed to webhooks"; }
+expect_fail "membership closed to webhooks" \
+  'MEMBERSHIP_ADDR \(flowboard-membership:50052\): NetworkPolicy flowboard-membership admits no connection' \
+  env_check "$MINIMAL + membership allowFrom gateway only=$WORK/negative-netpol.yaml"
+# ...and webhooks' egress without its database's port.
+render negative-egress -f "$MINIMAL" --set 'networkPolicy.infrastructure.postgres.ports={5433}' \
+  || { cat "$WORK/negative-egress.err" >&2; fail "negative check: helm template with another database port"; }
+expect_fail "webhooks' egress without the database port" \
+  'DATABASE_URL \(postgres\.infra\.svc:5432\): its NetworkPolicy egress admits no connection to port 5432' \
+  env_check "$MINIMAL + networkPolicy.infrastructure.postgres.ports 5433=$WORK/negative-egress.yaml"
 # A topology spread constraint whose labelSelector does not select its own pods is found.
 cat >"$WORK/negative-spread.values.yaml" <<'EOF'
 components:

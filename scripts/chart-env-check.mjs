@@ -19,6 +19,9 @@
 //    selects nothing spreads nothing, and the API server warns).
 //  - shutdown: terminationGracePeriodSeconds is larger than the preStop sleep plus the services' drain bound
 //    (onShutdown's timeoutMs in packages/service-kit/src/shutdown.ts), so the kubelet never kills a pod mid-drain.
+//  - network: every host:port in the pod's configuration (peer addresses, database and broker URLs) is admitted by
+//    the rendered NetworkPolicies: the pod's own egress rules, and for a Service of the release the ingress rules of
+//    the pods behind it. (No enforcing CNI runs in the one-node test cluster, so a missing rule shows only here.)
 // Prints one line per checked container and exits 1 with every problem, each naming the values set, the
 // component and the object.
 import { createRequire } from 'node:module';
@@ -39,6 +42,13 @@ const RUNTIME_VARIABLES = [
   /^TZ$/,
   /^OTEL_/,
 ];
+
+/**
+ * Variables the chart hands a service before its code reads them (peer addresses wired into every deployment ahead
+ * of the release that uses them). An entry fails once the service's configSchema knows the variable: then it is
+ * checked like any other, and the entry goes.
+ */
+const AHEAD_OF_CODE = {};
 
 function usage(message) {
   console.error(`chart-env-check: ${message}`);
@@ -74,6 +84,7 @@ function secretFixture(key) {
   if (/_DATABASE_URL$/.test(key)) return 'postgresql://fixture@postgres.fixture.svc:5432/flowboard';
   if (key === 'REDIS_URL') return 'redis://redis.fixture.svc:6379';
   if (key === 'SMTP_URL') return 'smtp://smtp.fixture.svc:25';
+  if (/SECRET_ENCRYPTION_KEY$/.test(key)) return Buffer.alloc(32, 1).toString('base64'); // base64 of 32 bytes
   return `fixture-${key.toLowerCase().replace(/_/g, '-')}`;
 }
 
@@ -326,6 +337,9 @@ for (const { label, file } of sets) {
     configMaps: new Map(byKind('ConfigMap').map((d) => [d.metadata.name, d])),
     secrets: new Map(byKind('Secret').map((d) => [d.metadata.name, d])),
     serviceLinks: serviceLinkEnv(byKind('Service')),
+    services: new Map(byKind('Service').map((d) => [d.metadata.name, d])),
+    deployments: byKind('Deployment'),
+    networkPolicies: byKind('NetworkPolicy'),
   };
   const workloads = [...byKind('Deployment'), ...byKind('Job')];
   if (!byKind('Deployment').length) failures.push(`[${label}] no Deployment rendered`);
@@ -376,18 +390,149 @@ function checkEnvironment(workload, component, objects, problems) {
       problems.push(...list.map((p) => `container ${container.name}: services/${svc} ${loader.name}: ${p}`));
     }
     // (only when the build exports configSchema, the list of what the service reads)
+    const ahead = AHEAD_OF_CODE[svc] ?? [];
+    for (const k of ahead.filter((k) => loaders.keys.has(k))) {
+      problems.push(
+        `services/${svc}'s configSchema now reads ${k}: remove it from AHEAD_OF_CODE in scripts/chart-env-check.mjs`,
+      );
+    }
     const unknown = [...set].filter(
-      (k) => loaders.keys.size > 0 && !loaders.keys.has(k) && !RUNTIME_VARIABLES.some((re) => re.test(k)),
+      (k) =>
+        loaders.keys.size > 0 &&
+        !loaders.keys.has(k) &&
+        !ahead.includes(k) &&
+        !RUNTIME_VARIABLES.some((re) => re.test(k)),
     );
     if (unknown.length) {
       problems.push(
         `container ${container.name}: variables services/${svc}'s configSchema does not know (a typo?): ${unknown.join(', ')}`,
       );
     }
+    const network = networkProblems(workload, env, set, objects);
+    problems.push(...network.problems.map((p) => `container ${container.name}: ${p}`));
     if (problems.length === before)
-      passed.push(`container ${container.name}: ${loader.name} accepts its ${set.size} variables`);
+      passed.push(
+        `container ${container.name}: ${loader.name} accepts its ${set.size} variables; ` +
+          `NetworkPolicies admit its ${network.checked} connection(s)`,
+      );
   }
   return passed;
+}
+
+// --- network ---------------------------------------------------------------------------------------------
+
+/** Whether a NetworkPolicyPort list admits TCP to a container port (number and name); empty: every port. */
+function portsAdmit(ports, number, name) {
+  if (!ports?.length) return true;
+  return ports.some((p) => {
+    if ((p.protocol ?? 'TCP') !== 'TCP') return false;
+    if (p.port === undefined) return true;
+    if (typeof p.port === 'string' && !/^\d+$/.test(p.port)) return p.port === name;
+    return Number(p.port) === number || (p.endPort !== undefined && number >= p.port && number <= p.endPort);
+  });
+}
+
+/** Whether a peer list admits a pod of this namespace with `labels` (a pod peer), or anything outside (`labels` null). */
+function peersAdmit(peers, labels) {
+  if (!peers?.length) return true;
+  return peers.some((peer) =>
+    labels
+      ? peer.podSelector && !peer.namespaceSelector && !peer.ipBlock && selects(peer.podSelector, labels)
+      : Boolean(peer.ipBlock || peer.namespaceSelector),
+  );
+}
+
+/** The policies of a direction ('Ingress' or 'Egress') that select a pod; none: that direction is open. */
+function policiesOf(objects, labels, type) {
+  return objects.networkPolicies.filter(
+    (np) => (np.spec.policyTypes ?? ['Ingress']).includes(type) && selects(np.spec.podSelector ?? {}, labels),
+  );
+}
+
+/**
+ * The connections a pod's configuration names (host:port in the variables the chart sets) against the rendered
+ * NetworkPolicies: { checked, problems }.
+ */
+function networkProblems(workload, env, set, objects) {
+  const problems = [];
+  let checked = 0;
+  const labels = workload.spec.template.metadata?.labels ?? {};
+  const egress = policiesOf(objects, labels, 'Egress');
+  const egressAdmits = (peerLabels, number, name) =>
+    egress.length === 0 ||
+    egress.some((np) =>
+      (np.spec.egress ?? []).some((r) => peersAdmit(r.to, peerLabels) && portsAdmit(r.ports, number, name)),
+    );
+  const names = new Set();
+  for (const key of [...set].sort()) {
+    for (const part of String(env[key] ?? '').split(',')) {
+      const m = /^\s*(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^@/\s]*@)?([A-Za-z0-9.-]+):(\d+)(?:[/?#]|\s*$)/.exec(
+        part,
+      );
+      if (!m) continue;
+      const [, host, portText] = m;
+      const port = Number(portText);
+      const what = `${key} (${host}:${port})`;
+      checked++;
+      names.add(host);
+      const service = objects.services.get(host); // the chart names its peers by bare Service name
+      if (!service) {
+        // Outside the release: the pod's egress must admit the port towards some address.
+        if (!egressAdmits(null, port, undefined))
+          problems.push(
+            `${what}: its NetworkPolicy egress admits no connection to port ${port} outside the release`,
+          );
+        continue;
+      }
+      const svcPort = service.spec.ports.find((p) => p.port === port);
+      if (!svcPort) {
+        problems.push(`${what}: Service ${service.metadata.name} has no port ${port}`);
+        continue;
+      }
+      const targets = objects.deployments.filter((d) =>
+        selects({ matchLabels: service.spec.selector ?? {} }, d.spec.template.metadata?.labels ?? {}),
+      );
+      if (!targets.length)
+        problems.push(`${what}: Service ${service.metadata.name} selects no Deployment's pods`);
+      for (const target of targets) {
+        const targetLabels = target.spec.template.metadata.labels;
+        const containerPorts = target.spec.template.spec.containers.flatMap((c) => c.ports ?? []);
+        const cp =
+          typeof svcPort.targetPort === 'string'
+            ? containerPorts.find((p) => p.name === svcPort.targetPort)
+            : { containerPort: svcPort.targetPort ?? port };
+        if (!cp) {
+          problems.push(`${what}: ${target.metadata.name} has no container port ${svcPort.targetPort}`);
+          continue;
+        }
+        if (!egressAdmits(targetLabels, cp.containerPort, cp.name))
+          problems.push(
+            `${what}: its NetworkPolicy egress admits no connection to ${target.metadata.name}'s pods`,
+          );
+        for (const np of policiesOf(objects, targetLabels, 'Ingress')) {
+          const admitted = (np.spec.ingress ?? []).some(
+            (r) => peersAdmit(r.from, labels) && portsAdmit(r.ports, cp.containerPort, cp.name),
+          );
+          if (!admitted)
+            problems.push(
+              `${what}: NetworkPolicy ${np.metadata.name} admits no connection from this pod to port ${cp.containerPort}`,
+            );
+        }
+      }
+    }
+  }
+  // Host names need the cluster's DNS.
+  if (names.size && [...names].some((h) => !/^[\d.]+$/.test(h)) && egress.length) {
+    const dns = egress.some((np) =>
+      (np.spec.egress ?? []).some((r) =>
+        r.ports?.length
+          ? r.ports.some((p) => p.protocol === 'UDP' && (p.port === undefined || Number(p.port) === 53))
+          : true,
+      ),
+    );
+    if (!dns) problems.push('its NetworkPolicy egress admits no DNS (UDP 53), yet it connects to host names');
+  }
+  return { checked, problems };
 }
 
 if (failures.length) {

@@ -4,7 +4,7 @@
 #   up        the cluster without the chart (deploy/cluster/up.sh --no-install): tools, images, infrastructure, nodes
 #   install   a fresh `helm install --wait`: every pod Ready, every migration Job succeeded, no API server warning
 #   smoke     through the gateway's Service, JSON and XML: sign-up, stories, a move, an attachment, an invite's e-mail
-#   upgrade   `helm upgrade` to newly built images of all five services under load: zero failed requests, every
+#   upgrade   `helm upgrade` to newly built images of all six services under load: zero failed requests, every
 #             e-mail exactly once, no lost write
 #   scale     two replicas of everything: caches exact across gateways, 50 invites = 50 e-mails, a crash loses nothing
 #   helm-test the chart's own `helm test` hooks, as an operator runs them
@@ -92,7 +92,7 @@ install_chart() {
     K delete namespace "$NAMESPACE" --wait=true --timeout=180s >/dev/null
   fi
   helm_args "$CLUSTER_HOME/images"
-  printf '%s\n' "${HELM_ARGS[@]}" >"$CLUSTER_HOME/helm-args"
+  (umask 077 && printf '%s\n' "${HELM_ARGS[@]}" >"$CLUSTER_HOME/helm-args")   # holds the webhooks' sealing key
   log "install: helm install $RELEASE --wait (pods, then the migration hooks first)"
   local t0 err=$LOG_DIR/helm-install.stderr
   t0=$(now_ms)
@@ -114,7 +114,7 @@ install_chart() {
   local completed
   completed=$(K -n "$NAMESPACE" get events --field-selector involvedObject.kind=Job,reason=Completed \
     -o jsonpath='{range .items[*]}{.involvedObject.name}{"\n"}{end}' | sort -u)
-  for svc in boards membership files; do
+  for svc in boards membership files webhooks; do
     grep -qx "$RELEASE-$svc-migrate" <<<"$completed" || { echo "error: no Completed event for the $svc migration Job" >&2; return 1; }
   done
   log "install: migration Jobs completed: $(tr '\n' ' ' <<<"$completed")"
@@ -140,7 +140,7 @@ jest_phase() {  # jest_phase <test file name>
 upgrade_images() {
   local version
   version="$CHART_APP_VERSION-upgrade.$(date +%s)"
-  log "upgrade: building the five images again as version $version (new image ids) and importing them"
+  log "upgrade: building the six images again as version $version (new image ids) and importing them"
   bash deploy/cluster/images.sh --version "$version" --out "$CLUSTER_HOME/images-upgrade" --import
 }
 

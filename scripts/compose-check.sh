@@ -27,7 +27,10 @@ WORK=$(mktemp -d -t flowboard-compose-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
 # Settings from the caller's environment or a .env file must not make the check pass or fail.
-compose() { env -u FLOWBOARD_OPERATOR_TOKEN -u LOG_LEVEL -u COMPOSE_PROFILES "$COMPOSE" --env-file /dev/null -f "$COMPOSE_FILE" "$@"; }
+compose() {
+  env -u FLOWBOARD_OPERATOR_TOKEN -u FLOWBOARD_WEBHOOKS_SECRET_ENCRYPTION_KEY -u FLOWBOARD_WEBHOOK_ALLOWED_HOSTS \
+    -u LOG_LEVEL -u COMPOSE_PROFILES "$COMPOSE" --env-file /dev/null -f "$COMPOSE_FILE" "$@"
+}
 
 log "docker-compose -f $COMPOSE_FILE config --quiet (all services)"
 compose config --quiet

@@ -3,7 +3,7 @@
 # engine: `docker compose up --wait` of everything, then the cluster's smoke test (test/cluster smoke.cluster.test.ts)
 # through the gateway's published port, JSON and XML; `down -v` at the end (FLOWBOARD_COMPOSE_KEEP=1 keeps it up).
 #
-# The five Flowboard images are built from deploy/docker/Dockerfile (deploy/cluster/images.sh, tagged `dev` as
+# The six Flowboard images are built from deploy/docker/Dockerfile (deploy/cluster/images.sh, tagged `dev` as
 # compose names them). The infrastructure images compose names come from a registry we cannot reach, so local
 # stand-ins are built with those exact names first (deploy/compose/standins/README.md says what each honours).
 set -euo pipefail
@@ -18,7 +18,10 @@ STANDINS=deploy/compose/standins
 PUBLISHED=(8080 25432 26379 29092 29000 1025 8025)   # what compose.yaml publishes on 127.0.0.1
 STARTED_DOCKER=0
 
-compose() { env -u FLOWBOARD_OPERATOR_TOKEN -u COMPOSE_PROFILES "$COMPOSE" --env-file /dev/null -f "$COMPOSE_FILE" "$@"; }
+compose() {
+  env -u FLOWBOARD_OPERATOR_TOKEN -u FLOWBOARD_WEBHOOKS_SECRET_ENCRYPTION_KEY -u FLOWBOARD_WEBHOOK_ALLOWED_HOSTS \
+    -u COMPOSE_PROFILES "$COMPOSE" --env-file /dev/null -f "$COMPOSE_FILE" "$@"
+}
 
 # The image compose.yaml names for one of its services.
 image_of() { compose config --format json | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).services[process.argv[1]].image))' "$1"; }
@@ -88,7 +91,7 @@ main() {
   ensure_docker
   ensure_compose
   ensure_node_deps
-  step "images: the five services (tagged dev) and the infrastructure's stand-ins"
+  step "images: the six services (tagged dev) and the infrastructure's stand-ins"
   bash deploy/cluster/images.sh --tag dev --out "$CLUSTER_HOME/images-compose"
   standins
   ensure_test_build

@@ -10,7 +10,7 @@
 # stack: then no infrastructure is started here.
 set -euo pipefail
 
-# Test ports: a block of 20 where nothing listens, below the kernel's range for the local ports of outgoing
+# Test ports: a block of 21 where nothing listens, below the kernel's range for the local ports of outgoing
 # connections (any client socket may hold a port inside it at any moment: a Kafka test port once was). Chosen before
 # lib.sh is read, so its defaults do not apply, and exported so e2e tests that restart Kafka through infra.sh reach
 # this stack. FLOWBOARD_TEST_PORT_BASE=<B> fixes the block; single FLOWBOARD_TEST_* variables override one port.
@@ -18,17 +18,17 @@ read -r EPHEMERAL_LOW EPHEMERAL_HIGH </proc/sys/net/ipv4/ip_local_port_range
 listening() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 free_port_block() {
   local base port
-  for ((base = 20000; base + 20 <= 65535; base += 100)); do
-    ((base + 20 <= EPHEMERAL_LOW || base > EPHEMERAL_HIGH)) || continue
-    for ((port = base; port < base + 20; port++)); do listening "$port" && continue 2; done
+  for ((base = 20000; base + 21 <= 65535; base += 100)); do
+    ((base + 21 <= EPHEMERAL_LOW || base > EPHEMERAL_HIGH)) || continue
+    for ((port = base; port < base + 21; port++)); do listening "$port" && continue 2; done
     echo "$base"
     return 0
   done
-  echo "error: no block of 20 free ports outside the ephemeral range $EPHEMERAL_LOW-$EPHEMERAL_HIGH" >&2
+  echo "error: no block of 21 free ports outside the ephemeral range $EPHEMERAL_LOW-$EPHEMERAL_HIGH" >&2
   return 1
 }
 B=${FLOWBOARD_TEST_PORT_BASE:-$(free_port_block)}
-echo "==> test ports: $B-$((B + 19)) (outside the kernel's ephemeral range $EPHEMERAL_LOW-$EPHEMERAL_HIGH)"
+echo "==> test ports: $B-$((B + 20)) (outside the kernel's ephemeral range $EPHEMERAL_LOW-$EPHEMERAL_HIGH)"
 export FLOWBOARD_PG_PORT=${FLOWBOARD_TEST_PG_PORT:-$B}
 export FLOWBOARD_REDIS_PORT=${FLOWBOARD_TEST_REDIS_PORT:-$((B + 1))}
 export FLOWBOARD_KAFKA_PORT=${FLOWBOARD_TEST_KAFKA_PORT:-$((B + 2))}
@@ -48,6 +48,8 @@ export FLOWBOARD_MEMBERSHIP_METRICS_PORT=${FLOWBOARD_TEST_MEMBERSHIP_METRICS_POR
 export FLOWBOARD_BOARDS_METRICS_PORT=${FLOWBOARD_TEST_BOARDS_METRICS_PORT:-$((B + 16))}
 export FLOWBOARD_FILES_METRICS_PORT=${FLOWBOARD_TEST_FILES_METRICS_PORT:-$((B + 17))}
 export FLOWBOARD_NOTIFIER_METRICS_PORT=${FLOWBOARD_TEST_NOTIFIER_METRICS_PORT:-$((B + 18))}
+export FLOWBOARD_WEBHOOKS_PORT=${FLOWBOARD_TEST_WEBHOOKS_PORT:-$((B + 19))}
+export FLOWBOARD_WEBHOOKS_METRICS_PORT=${FLOWBOARD_TEST_WEBHOOKS_METRICS_PORT:-$((B + 20))}
 export FLOWBOARD_EPHEMERAL=1
 # A fresh stack home per run; mode 755 because PostgreSQL runs as another user.
 FLOWBOARD_HOME=$(mktemp -d -t flowboard-XXXXXX)
@@ -137,7 +139,7 @@ report_service_logs() {
   fi
   node -e '
     const fs = require("node:fs");
-    for (const service of ["gateway", "boards", "membership", "files", "notifier"]) {
+    for (const service of ["gateway", "boards", "membership", "files", "notifier", "webhooks"]) {
       let text = "";
       try { text = fs.readFileSync(`${process.argv[1]}/${service}.log`, "utf8"); } catch { continue; }
       const lines = text

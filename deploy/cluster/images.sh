@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Container images without a registry: a Debian base made with debootstrap from this machine's own apt mirror, a
-# Node base from the host's Node and npm (named like the Dockerfile's FROM, so FROM resolves locally), then the five
+# Node base from the host's Node and npm (named like the Dockerfile's FROM, so FROM resolves locally), then the six
 # service images from deploy/docker/Dockerfile.
 #
 #   deploy/cluster/images.sh [--version <v>] [--out <file>] [--import] [--tag <t>] [--bases-only]
@@ -16,7 +16,7 @@ set -euo pipefail
 # shellcheck source=deploy/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SERVICES=(gateway boards membership files notifier)
+SERVICES=(gateway boards membership files notifier webhooks)
 VERSION=$CHART_APP_VERSION
 OUT=$CLUSTER_HOME/images
 IMPORT=0

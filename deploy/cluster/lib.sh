@@ -128,18 +128,35 @@ ensure_docker() {
   wait_ready dockerd "$LOG_DIR/dockerd.log" 60 docker_up
 }
 
+# The webhooks service's sealing key (SECRET_ENCRYPTION_KEY): random, made once per cluster home and kept there, root
+# only, beside the database whose webhook secrets it seals (a new key would make them unusable).
+webhooks_secret_key() {
+  local f=$CLUSTER_HOME/webhooks-secret-key
+  if [ ! -s "$f" ]; then
+    mkdir -p "$CLUSTER_HOME"
+    (umask 077 && openssl rand -base64 32 >"$f")
+  fi
+  cat "$f"
+}
+
 # The chart's values for this cluster, into HELM_ARGS: deploy/cluster/values.yaml, then this machine's addresses
 # and the image tags of one build (a file of "<service> <tag>" lines, as images.sh writes). The S3 keys are the
-# local infrastructure's fixed ones (deploy/local/infra.sh).
+# local infrastructure's fixed ones (deploy/local/infra.sh). Restricted egress (webhooks) reaches the infrastructure
+# on this host only, as an operator would pin it.
 HELM_ARGS=()
 helm_args() {  # helm_args <images file>
   local svc tag pg="$BRIDGE_IP:$FLOWBOARD_PG_PORT/flowboard"
   HELM_ARGS=(--namespace "$NAMESPACE" -f "$CLUSTER_VALUES"
     --set-string "external.kafka.brokers=$BRIDGE_IP:$FLOWBOARD_KAFKA_PORT"
     --set-string "external.s3.endpoint=http://$BRIDGE_IP:$FLOWBOARD_S3_PORT"
+    --set "networkPolicy.infrastructure.postgres.ports={$FLOWBOARD_PG_PORT}"
+    --set-string "networkPolicy.infrastructure.postgres.to[0].ipBlock.cidr=$BRIDGE_IP/32"
+    --set-string "networkPolicy.infrastructure.kafka.to[0].ipBlock.cidr=$BRIDGE_IP/32"
     --set-string "secrets.values.BOARDS_DATABASE_URL=postgresql://boards@$pg"
     --set-string "secrets.values.MEMBERSHIP_DATABASE_URL=postgresql://membership@$pg"
     --set-string "secrets.values.FILES_DATABASE_URL=postgresql://files@$pg"
+    --set-string "secrets.values.WEBHOOKS_DATABASE_URL=postgresql://webhooks@$pg"
+    --set-string "secrets.values.WEBHOOKS_SECRET_ENCRYPTION_KEY=$(webhooks_secret_key)"
     --set-string "secrets.values.REDIS_URL=redis://$BRIDGE_IP:$FLOWBOARD_REDIS_PORT"
     --set-string "secrets.values.SMTP_URL=smtp://$BRIDGE_IP:$FLOWBOARD_SMTP_PORT"
     --set-string "secrets.values.S3_ACCESS_KEY=flowboard" --set-string "secrets.values.S3_SECRET_KEY=flowboard-secret"

@@ -4,7 +4,7 @@
 #
 #   1. tools      Debian's container engine, etcd, containerd and CNI plugins (apt); Kubernetes, CoreDNS and Helm
 #                 built from the Go module proxy
-#   2. images     a debootstrap'ed Debian base, a Node base, the five service images (deploy/cluster/images.sh)
+#   2. images     a debootstrap'ed Debian base, a Node base, the six service images (deploy/cluster/images.sh)
 #   3. infra      PostgreSQL, Redis, Kafka, MinIO and the mail catcher on this host (deploy/local/infra.sh), on the
 #                 pod bridge's gateway address: to the pods, external services, as an operator's would be
 #   4. control    etcd, kube-apiserver, kube-controller-manager, kube-scheduler
@@ -32,7 +32,7 @@ tools() {
 
 # ---- 2. images ----------------------------------------------------------------------------------------------------
 images() {
-  step "2/6 images: base images without a registry, then the five services"
+  step "2/6 images: base images without a registry, then the six services"
   bash "$REPO/deploy/cluster/images.sh"
   # CoreDNS and the sandbox's pause process: static binaries in images FROM scratch.
   local ctx

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The five Flowboard services as plain Node processes against the local infrastructure.
+# The six Flowboard services as plain Node processes against the local infrastructure.
 #
 #   deploy/local/services.sh start|stop|status
 #
@@ -12,8 +12,8 @@ set -euo pipefail
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SERVICES=(boards membership files notifier gateway)   # start order: back ends before the gateway
-MIGRATED=(boards membership files)                    # the services that own a database schema
+SERVICES=(boards membership files notifier webhooks gateway)   # start order: back ends before the gateway
+MIGRATED=(boards membership files webhooks)                    # the services that own a database schema
 
 load_infra_env() {
   if [ -f "$FLOWBOARD_HOME/infra.env" ]; then
@@ -21,8 +21,8 @@ load_infra_env() {
     source "$FLOWBOARD_HOME/infra.env"
   fi
   local v missing=()
-  for v in BOARDS_DATABASE_URL MEMBERSHIP_DATABASE_URL FILES_DATABASE_URL REDIS_URL KAFKA_BROKERS \
-    S3_ENDPOINT S3_REGION S3_ACCESS_KEY S3_SECRET_KEY S3_BUCKET SMTP_URL; do
+  for v in BOARDS_DATABASE_URL MEMBERSHIP_DATABASE_URL FILES_DATABASE_URL WEBHOOKS_DATABASE_URL REDIS_URL \
+    KAFKA_BROKERS S3_ENDPOINT S3_REGION S3_ACCESS_KEY S3_SECRET_KEY S3_BUCKET SMTP_URL; do
     [ -n "${!v:-}" ] || missing+=("$v")
   done
   ((${#missing[@]} == 0)) || die "no infrastructure settings (${missing[*]}): run deploy/local/infra.sh start first"
@@ -36,6 +36,17 @@ operator_token() {
     (umask 077 && node -e 'process.stdout.write(require("node:crypto").randomBytes(32).toString("hex"))' >"$OPERATOR_TOKEN_FILE")
   fi
   cat "$OPERATOR_TOKEN_FILE"
+}
+
+# The webhooks service's SECRET_ENCRYPTION_KEY, which seals the webhooks' signing secrets in its database: made once
+# per stack home like the operator token, and kept with the data (a new key would make every stored secret unusable).
+WEBHOOKS_KEY_FILE=$FLOWBOARD_HOME/webhooks-secret-key
+webhooks_secret_key() {
+  if [ ! -s "$WEBHOOKS_KEY_FILE" ]; then
+    mkdir -p "$FLOWBOARD_HOME"
+    (umask 077 && node -e 'process.stdout.write(require("node:crypto").randomBytes(32).toString("base64"))' >"$WEBHOOKS_KEY_FILE")
+  fi
+  cat "$WEBHOOKS_KEY_FILE"
 }
 
 # The environment of one service: exactly what it is configured with, nothing inherited by accident.
@@ -57,6 +68,12 @@ service_env() {  # service_env <service>: sets SVC_ENV
       S3_ACCESS_KEY="$S3_ACCESS_KEY" S3_SECRET_KEY="$S3_SECRET_KEY" S3_BUCKET="$S3_BUCKET"
       KAFKA_BROKERS="$KAFKA_BROKERS"
       MAX_FILE_BYTES="${FLOWBOARD_MAX_FILE_BYTES:-104857600}") ;;  # raise it for `npm run bench:upload` (200 MB)
+    webhooks) SVC_ENV+=(GRPC_PORT="$FLOWBOARD_WEBHOOKS_PORT" DATABASE_URL="$WEBHOOKS_DATABASE_URL"
+      KAFKA_BROKERS="$KAFKA_BROKERS" SECRET_ENCRYPTION_KEY="$(webhooks_secret_key)"
+      # Loopback receivers (a developer's, the e2e tests') are allowed on this development stack only; elsewhere
+      # webhooks reach public addresses only, as FLOWBOARD_WEBHOOK_ALLOWED_HOSTS= (empty) makes it here too.
+      WEBHOOK_ALLOWED_HOSTS="${FLOWBOARD_WEBHOOK_ALLOWED_HOSTS-127.0.0.1,::1}"
+      MEMBERSHIP_ADDR="127.0.0.1:$FLOWBOARD_MEMBERSHIP_PORT") ;;
     notifier) SVC_ENV+=(HTTP_PORT="$FLOWBOARD_NOTIFIER_PORT" KAFKA_BROKERS="$KAFKA_BROKERS"
       REDIS_URL="$REDIS_URL" SMTP_URL="$SMTP_URL"
       # The local mail sink answers in milliseconds: a send killed midway may be retried after 15 s (not 120 s),
@@ -65,6 +82,7 @@ service_env() {  # service_env <service>: sets SVC_ENV
     gateway) SVC_ENV+=(PORT="$FLOWBOARD_GATEWAY_PORT" REDIS_URL="$REDIS_URL"
       BOARDS_ADDR="127.0.0.1:$FLOWBOARD_BOARDS_PORT" MEMBERSHIP_ADDR="127.0.0.1:$FLOWBOARD_MEMBERSHIP_PORT"
       FILES_ADDR="127.0.0.1:$FLOWBOARD_FILES_PORT" FILES_HTTP_URL="http://127.0.0.1:$FLOWBOARD_FILES_HTTP_PORT"
+      WEBHOOKS_ADDR="127.0.0.1:$FLOWBOARD_WEBHOOKS_PORT"
       OPERATOR_TOKEN="$(operator_token)"
       TRUST_PROXY=loopback) ;;  # local callers may name a client address (the rate-limit e2e test does)
   esac
@@ -85,6 +103,7 @@ service_ports() {
     boards) echo "$FLOWBOARD_BOARDS_PORT:FLOWBOARD_BOARDS_PORT $metrics" ;;
     membership) echo "$FLOWBOARD_MEMBERSHIP_PORT:FLOWBOARD_MEMBERSHIP_PORT $metrics" ;;
     files) echo "$FLOWBOARD_FILES_PORT:FLOWBOARD_FILES_PORT $FLOWBOARD_FILES_HTTP_PORT:FLOWBOARD_FILES_HTTP_PORT $metrics" ;;
+    webhooks) echo "$FLOWBOARD_WEBHOOKS_PORT:FLOWBOARD_WEBHOOKS_PORT $metrics" ;;
     notifier) echo "$FLOWBOARD_NOTIFIER_PORT:FLOWBOARD_NOTIFIER_PORT $metrics" ;;
     gateway) echo "$FLOWBOARD_GATEWAY_PORT:FLOWBOARD_GATEWAY_PORT $metrics" ;;
   esac
@@ -98,6 +117,7 @@ service_ready() {
     files) port_in_use "$FLOWBOARD_FILES_PORT" 127.0.0.1 && port_in_use "$FLOWBOARD_FILES_HTTP_PORT" 127.0.0.1 ;;
     boards) port_in_use "$FLOWBOARD_BOARDS_PORT" 127.0.0.1 ;;
     membership) port_in_use "$FLOWBOARD_MEMBERSHIP_PORT" 127.0.0.1 ;;
+    webhooks) port_in_use "$FLOWBOARD_WEBHOOKS_PORT" 127.0.0.1 ;;
   esac
 }
 

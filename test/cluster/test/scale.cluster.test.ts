@@ -23,7 +23,7 @@ import {
  */
 jest.setTimeout(20 * 60_000);
 
-const COMPONENTS = ['boards', 'files', 'gateway', 'membership', 'notifier'];
+const COMPONENTS = ['boards', 'files', 'gateway', 'membership', 'notifier', 'webhooks'];
 
 let owner: SignedUp;
 let board: Board;

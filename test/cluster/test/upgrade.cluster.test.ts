@@ -3,7 +3,7 @@ import { Load, lostWrites } from './load';
 import { helmUpgrade, imageTagArgs, mailCounts, pods, sleep } from './support';
 
 /**
- * `helm upgrade` to newly built images of all five services while clients read and write through the gateway's
+ * `helm upgrade` to newly built images of all six services while clients read and write through the gateway's
  * Service. Readiness, the preStop pause, each server's drain, surge-before-remove and the PodDisruptionBudget must
  * together make the rollout invisible: no failed request, no lost or doubled e-mail, no lost write.
  * scripts/cluster-test.sh builds the new images (a new version label: new image ids) into
