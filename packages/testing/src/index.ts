@@ -4,3 +4,4 @@ export * from './http';
 export * from './contract';
 export * from './tracing';
 export * from './tcp-proxy';
+export * from './outbox-events';

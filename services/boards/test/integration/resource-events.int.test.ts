@@ -1,9 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
-import { parseEvent, resourceChangedV1, storyDeletedV1, type ResourceChangedV1 } from '@flowboard/events';
+import { parseEvent, resourceChangedV1, storyDeletedV1 } from '@flowboard/events';
 import { createKafka, ensureTopics } from '@flowboard/messaging';
 import type { boards } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { uniqueSuffix, waitFor } from '@flowboard/testing';
+import { changeEventLog, changeEventsInOutbox, uniqueSuffix, waitFor } from '@flowboard/testing';
 import {
   admin,
   call,
@@ -19,31 +19,11 @@ import {
 // what the service's own Get RPCs answer; and that the relay publishes it to Kafka in order.
 useBoardsService();
 
+const WRITTEN_BY = { source: 'boards', requestId: 'boards-int-test' };
 /** The project's change events in the outbox, in the order they were written (and are published). */
-async function eventsOf(projectId: number) {
-  const { rows } = await admin.query<{ id: string; payload: unknown; headers: Record<string, string> }>(
-    'SELECT id, payload, headers FROM outbox WHERE topic = $1 AND key = $2 ORDER BY seq',
-    [resourceChangedV1.topic, String(projectId)],
-  );
-  return rows.map((row) => {
-    const event = parseEvent(resourceChangedV1, JSON.stringify(row.payload));
-    expect(event.id).toBe(row.id);
-    expect(event.source).toBe('boards');
-    expect(row.headers['x-request-id']).toBe('boards-int-test');
-    return event;
-  });
-}
-
+const eventsOf = (projectId: number) => changeEventsInOutbox(admin, projectId, WRITTEN_BY);
 /** Each call answers the events (their data) written since the previous call. */
-function eventLog(projectId: number) {
-  let seen = 0;
-  return async (): Promise<ResourceChangedV1[]> => {
-    const all = await eventsOf(projectId);
-    const fresh = all.slice(seen);
-    seen = all.length;
-    return fresh.map((e) => e.data);
-  };
-}
+const eventLog = (projectId: number) => changeEventLog(admin, projectId, WRITTEN_BY);
 
 const getStory = (project_id: number, story_id: number) =>
   call<boards.GetStoryResponse__Output>('GetStory', { project_id, story_id }).then((r) => r.story!);

@@ -1,16 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
-import {
-  makeEvent,
-  parseEvent,
-  resourceChangedV1,
-  storyDeletedV1,
-  type ResourceChangedV1,
-} from '@flowboard/events';
+import { makeEvent, parseEvent, resourceChangedV1, storyDeletedV1 } from '@flowboard/events';
 import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging';
 import { createPool, migrate } from '@flowboard/pg-kit';
 import type { files } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { uniqueSuffix, waitFor } from '@flowboard/testing';
+import { changeEventLog, changeEventsInOutbox, uniqueSuffix, waitFor } from '@flowboard/testing';
 import type { FilesApp } from '../../src/app';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
 import { callAs, env, randomId, startFiles, testConfig } from './harness';
@@ -45,30 +39,11 @@ afterAll(async () => {
   await db.end();
 });
 
+const WRITTEN_BY = { source: 'files' };
 /** The project's change events in the outbox, in the order they were written (and are published). */
-async function eventsOf(projectId: number) {
-  const { rows } = await db.query<{ id: string; payload: unknown; headers: Record<string, string> }>(
-    'SELECT id, payload, headers FROM outbox WHERE topic = $1 AND key = $2 ORDER BY seq',
-    [resourceChangedV1.topic, String(projectId)],
-  );
-  return rows.map((row) => {
-    const event = parseEvent(resourceChangedV1, JSON.stringify(row.payload));
-    expect(event.id).toBe(row.id);
-    expect(event.source).toBe('files');
-    return event;
-  });
-}
-
+const eventsOf = (projectId: number) => changeEventsInOutbox(db, projectId, WRITTEN_BY);
 /** Each call answers the events (their data) written since the previous call. */
-function eventLog(projectId: number) {
-  let seen = 0;
-  return async (): Promise<ResourceChangedV1[]> => {
-    const all = await eventsOf(projectId);
-    const fresh = all.slice(seen);
-    seen = all.length;
-    return fresh.map((e) => e.data);
-  };
-}
+const eventLog = (projectId: number) => changeEventLog(db, projectId, WRITTEN_BY);
 
 /** Files uploaded through the internal HTTP port by `userId`, as the gateway proxies them. */
 async function upload(

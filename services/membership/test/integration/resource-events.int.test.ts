@@ -1,9 +1,9 @@
 import { status } from '@grpc/grpc-js';
-import { parseEvent, projectDeletedV1, resourceChangedV1, type ResourceChangedV1 } from '@flowboard/events';
+import { parseEvent, projectDeletedV1, resourceChangedV1 } from '@flowboard/events';
 import { createKafka, ensureTopics } from '@flowboard/messaging';
 import type { membership } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { uniqueSuffix, waitFor } from '@flowboard/testing';
+import { changeEventLog, changeEventsInOutbox, uniqueSuffix, waitFor } from '@flowboard/testing';
 import { codeOf, startHarness, type Harness } from './harness';
 
 // flowboard.resource-changed.v1: what each membership write puts in the outbox (in its transaction), compared
@@ -18,31 +18,11 @@ afterAll(async () => {
   await h?.close();
 });
 
+const WRITTEN_BY = { source: 'membership', requestId: 'test' };
 /** The project's change events in the outbox, in the order they were written (and are published). */
-async function eventsOf(projectId: number) {
-  const { rows } = await h.pool.query<{ id: string; payload: unknown; headers: Record<string, string> }>(
-    'SELECT id, payload, headers FROM outbox WHERE topic = $1 AND key = $2 ORDER BY seq',
-    [resourceChangedV1.topic, String(projectId)],
-  );
-  return rows.map((row) => {
-    const event = parseEvent(resourceChangedV1, JSON.stringify(row.payload));
-    expect(event.id).toBe(row.id);
-    expect(event.source).toBe('membership');
-    expect(row.headers['x-request-id']).toBe('test');
-    return event;
-  });
-}
-
+const eventsOf = (projectId: number) => changeEventsInOutbox(h.pool, projectId, WRITTEN_BY);
 /** Each call answers the events (their data) written since the previous call. */
-function eventLog(projectId: number) {
-  let seen = 0;
-  return async (): Promise<ResourceChangedV1[]> => {
-    const all = await eventsOf(projectId);
-    const fresh = all.slice(seen);
-    seen = all.length;
-    return fresh.map((e) => e.data);
-  };
-}
+const eventLog = (projectId: number) => changeEventLog(h.pool, projectId, WRITTEN_BY);
 
 const user = async (tag = 'member') => (await h.signUp(tag)).user;
 
