@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type pg from 'pg';
 import {
   contextWithSpan,
@@ -156,10 +157,14 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
-  /** Publish soon, e.g. right after a transaction that enqueued an event. */
-  wake(): void {
+  /**
+   * Publish soon, e.g. right after a transaction that enqueued an event. Bound to the context the relay was made in
+   * (the composition root), not that of the request that wakes it: its passes must not run, log or trace as part of
+   * that request. A plain function, so it can be handed to use cases as their `signal`.
+   */
+  readonly wake: () => void = AsyncResource.bind(() => {
     if (!this.stopped && !this.running) this.schedule(0);
-  }
+  });
 
   async stop(): Promise<void> {
     this.stopped = true;

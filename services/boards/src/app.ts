@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import { projectDeletedV1 } from '@flowboard/events';
 import { BackgroundConsumer, createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
@@ -88,8 +87,6 @@ export function createApp(
     intervalMs: config.OUTBOX_INTERVAL_MS,
     metrics,
   });
-  // Bound here, outside any request: relay passes woken by a request must not run (and log) in its context.
-  const wakeRelay = AsyncResource.bind(() => relay.wake());
   const groupId = options.consumerGroup ?? CONSUMER_GROUP;
   const consumer =
     groupId === false
@@ -114,14 +111,14 @@ export function createApp(
   });
   // Every write with events wakes the relay once it commits; stories also read /me/stories on the pool; history
   // only reads, on the pool.
-  const stories = storiesUseCases(store, { ownedStories: ownedStoriesReader(pool), wakeOutbox: wakeRelay });
+  const stories = storiesUseCases(store, { ownedStories: ownedStoriesReader(pool), wakeOutbox: relay.wake });
   const history = historyUseCases(storyHistoryReader(pool), config.METRICS_WINDOW_DAYS);
   const services = [
     service('StoriesService', storiesHandlers(logger, stories)),
     service('PhasesService', phasesHandlers(logger, phasesUseCases(store))),
-    service('TagsService', tagsHandlers(logger, tagsUseCases(store, wakeRelay))),
-    service('TasksService', tasksHandlers(logger, tasksUseCases(store, wakeRelay))),
-    service('CommentsService', commentsHandlers(logger, commentsUseCases(store, wakeRelay))),
+    service('TagsService', tagsHandlers(logger, tagsUseCases(store, relay.wake))),
+    service('TasksService', tasksHandlers(logger, tasksUseCases(store, relay.wake))),
+    service('CommentsService', commentsHandlers(logger, commentsUseCases(store, relay.wake))),
     service('HistoryService', historyHandlers(logger, history)),
   ];
   const server = createGrpcServer({

@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import type http from 'node:http';
 import { BackgroundConsumer, createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
@@ -82,8 +81,6 @@ export function createApp(
     intervalMs: config.OUTBOX_INTERVAL_MS,
     metrics,
   });
-  // Bound here, outside any request: relay passes woken by a request must not run (and log) in its context.
-  const wakeRelay = AsyncResource.bind(() => relay.wake());
   observeStorage(metrics, quota, logger);
   const metricsServer = metricsEndpoint(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
   const blobs = createMinioBlobStore({
@@ -107,8 +104,8 @@ export function createApp(
         implementation: filesHandlers(logger, {
           listAttachments: makeListAttachments(attachments),
           getAttachment: makeGetAttachment(attachments),
-          renameAttachment: makeRenameAttachment(attachments, wakeRelay),
-          deleteAttachment: makeDeleteAttachment({ attachments, blobs, logger, signal: wakeRelay }),
+          renameAttachment: makeRenameAttachment(attachments, relay.wake),
+          deleteAttachment: makeDeleteAttachment({ attachments, blobs, logger, signal: relay.wake }),
           getStorageUsage: makeGetStorageUsage(quota),
         }),
       },
@@ -123,7 +120,7 @@ export function createApp(
       quota,
       reservations: { ttlSeconds: config.RESERVATION_TTL_SECONDS, growStepBytes: GROW_STEP_BYTES },
       logger,
-      signal: wakeRelay,
+      signal: relay.wake,
     }),
     openAttachmentContent: makeOpenAttachmentContent({ attachments, blobs }),
   });

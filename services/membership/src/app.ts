@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import { createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
 import { loadMembershipProto } from '@flowboard/proto';
@@ -71,9 +70,6 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
     metrics,
   });
 
-  // Bound here, outside any request: relay passes woken by a request must not run (and log) in its context.
-  const wakeRelay = AsyncResource.bind(() => relay.wake());
-
   const db = new PgDatabase(pool, config.DB_SCHEMA);
   const limits = {
     collaboratorLimit: config.DEFAULT_COLLABORATOR_LIMIT,
@@ -92,14 +88,14 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
       createInvite: createCreateInvite({
         db,
         inviteTtlDays: config.INVITE_TTL_DAYS,
-        signal: wakeRelay,
+        signal: relay.wake,
         limits,
       }),
-      roles: createRoleUseCases({ db, signal: wakeRelay }),
-      roleMembers: createRoleMemberUseCases({ db, limits, signal: wakeRelay }),
-      projectMembers: createProjectMemberUseCases({ db, limits, signal: wakeRelay }),
-      invites: createInviteUseCases({ db, limits, signal: wakeRelay }),
-      projects: createProjectUseCases({ db, signal: wakeRelay, limits }),
+      roles: createRoleUseCases({ db, signal: relay.wake }),
+      roleMembers: createRoleMemberUseCases({ db, limits, signal: relay.wake }),
+      projectMembers: createProjectMemberUseCases({ db, limits, signal: relay.wake }),
+      invites: createInviteUseCases({ db, limits, signal: relay.wake }),
+      projects: createProjectUseCases({ db, signal: relay.wake, limits }),
       apiKeys: createApiKeyUseCases({ db }),
       updateCurrentUser: createUpdateCurrentUser({ db }),
       accounts: createAccountUseCases({ db, defaults: limits }),
