@@ -2,8 +2,11 @@ import type { membership } from '@flowboard/proto';
 import type { Dto } from './dto';
 import { userRefDto } from './user.dto';
 
-/** The API's access level names (`none`, `read`, `readwrite`, `admin`) for the proto enum. */
-export function accessName(access: membership.Access__Output): string {
+/** The API's access level names. */
+export type AccessName = 'none' | 'read' | 'readwrite' | 'admin';
+
+/** The API's access level name for the proto enum. */
+export function accessName(access: membership.Access__Output): AccessName {
   switch (access) {
     case 'ACCESS_READ':
       return 'read';
