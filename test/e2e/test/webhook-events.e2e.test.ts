@@ -1,3 +1,4 @@
+import { waitFor } from '@flowboard/testing';
 import { api, createProject, signUp, type SignedUp } from './support';
 import { signatureOk, WebhookReceiver, type Received } from './webhook-receiver';
 
@@ -184,8 +185,17 @@ describe('webhook events', () => {
       expect(delivered.length).toBeGreaterThanOrEqual(3);
       for (const request of delivered) expect(signatureOk(webhook.secret, request)).toBe(true);
 
-      const log = await call(`${P()}/webhooks/${webhook.id}/deliveries`);
-      const retried = (log.items as Array<Record<string, unknown>>).find((d) =>
+      // The receiver has the last request before the sender records its answer: wait until nothing is pending.
+      const log = await waitFor(
+        async () => {
+          const page = await call(`${P()}/webhooks/${webhook.id}/deliveries`);
+          const items = page.items as Array<Record<string, unknown>>;
+          return items.every((d) => d.status !== 'pending') ? items : undefined;
+        },
+        10_000,
+        'the delivery log to settle',
+      );
+      const retried = log.find((d) =>
         (d.attempts as Array<{ status: string }>).some((a) => a.status === 'failed'),
       );
       expect(retried).toMatchObject({ status: 'succeeded', responseStatusCode: 204 });

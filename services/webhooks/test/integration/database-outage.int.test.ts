@@ -10,6 +10,7 @@ import {
   newProjectId,
   publish,
   Receiver,
+  settledDeliveries,
   startWebhooks,
   testConfig,
   type StartedWebhooks,
@@ -73,9 +74,6 @@ it('answers UNAVAILABLE while its database is unreachable, and delivers what cam
   );
   const ids = receiver.requests.filter((r) => r.status === 200).map((r) => r.id);
   expect(ids).toEqual([before.id, ...during.map((e) => e.id)]); // in order, each once
-  const { deliveries } = await service.client.listDeliveries({
-    project_id: projectId,
-    webhook_id: webhook!.id,
-  });
+  const deliveries = await settledDeliveries(service.client, projectId, webhook!.id);
   expect(deliveries.map((d) => d.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
 });

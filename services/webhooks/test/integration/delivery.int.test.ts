@@ -11,6 +11,7 @@ import {
   publish,
   publishProjectDeleted,
   Receiver,
+  settledDeliveries,
   startWebhooks,
   testConfig,
   verifies,
@@ -119,7 +120,7 @@ describe('delivery', () => {
       expect(verifies('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', got!)).toBe(false);
     }
 
-    const log = await deliveriesOf(p, webhook.id);
+    const log = await settledDeliveries(client, p, webhook.id);
     expect(log.map((d) => d.event_id)).toEqual(events.map((e) => e.id).reverse()); // newest first
     for (const d of log) {
       expect(d).toMatchObject({ status: 'succeeded', attempt: 1, response_status_code: 200, error: '' });
@@ -203,7 +204,7 @@ describe('delivery', () => {
       let flaky = 3;
       down.respond = () => (flaky-- > 0 ? 503 : 204);
       await down.waitForAll(events.map((e) => e.id));
-      const log = await deliveriesOf(p, webhook.id);
+      const log = await settledDeliveries(client, p, webhook.id);
       expect(log.every((d) => d.status === 'succeeded')).toBe(true);
       expect(log.filter((d) => d.attempt > 1).length).toBeGreaterThan(0);
       for (const r of down.requests) expect(verifies(secret, r)).toBe(true);
@@ -381,7 +382,7 @@ describe('auto-disable, redeliver and ping', () => {
     expect(verifies(secret, redelivered.at(-1)!)).toBe(true);
     // The event that came while it was disabled was never queued.
     expect(forProject(p).some((r) => r.id === later.id)).toBe(false);
-    const log = await deliveriesOf(p, webhook.id);
+    const log = await settledDeliveries(client, p, webhook.id);
     expect(log.map((d) => [d.event_id, d.status])).toEqual([
       [first.id, 'succeeded'],
       [second.id, 'failed'],
@@ -416,7 +417,7 @@ describe('auto-disable, redeliver and ping', () => {
       actor: { id: 0 },
       data: { webhook: { id: webhook.id } },
     });
-    const [delivery] = await deliveriesOf(p, webhook.id);
+    const [delivery] = await settledDeliveries(client, p, webhook.id);
     expect(delivery).toMatchObject({
       id: delivery_id,
       event_id: got.id,

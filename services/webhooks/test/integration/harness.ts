@@ -237,4 +237,22 @@ export class Receiver {
 export const verifies = (secret: string, r: Received): boolean =>
   r.signature === sign(secret, { id: r.id, timestamp: Number(r.timestamp), body: r.body });
 
+/**
+ * The delivery log once nothing in it is pending. A receiver has a request before the sender has recorded the
+ * answer, so a log read right after the receiver saw the last 2xx can still show that delivery pending.
+ */
+export const settledDeliveries = (client: WebhooksClient, projectId: number, webhookId: number) =>
+  waitFor(
+    async () => {
+      const { deliveries } = await client.listDeliveries({
+        project_id: projectId,
+        webhook_id: webhookId,
+        page_size: 100,
+      });
+      return deliveries.every((d) => d.status !== 'pending') ? deliveries : undefined;
+    },
+    10_000,
+    `the delivery log of webhook ${webhookId} to settle`,
+  );
+
 export { waitFor };

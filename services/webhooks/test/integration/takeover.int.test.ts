@@ -9,6 +9,7 @@ import {
   newProjectId,
   publish,
   Receiver,
+  settledDeliveries,
   startWebhooks,
   testConfig,
   verifies,
@@ -95,9 +96,7 @@ it('loses nothing when a replica stops abruptly mid-delivery; the duplicate carr
     expect(receiver.requests.find((r) => r.id === e.id)!.at).toBeGreaterThanOrEqual(heldDone.at);
   }
   // Every event was stored, and delivered, once per webhook: duplicates are only of attempts, never of deliveries.
-  const log = (
-    await b.client.listDeliveries({ project_id: projectId, webhook_id: webhook.id, page_size: 100 })
-  ).deliveries;
+  const log = await settledDeliveries(b.client, projectId, webhook.id);
   expect(log).toHaveLength(all.length);
   expect(new Set(log.map((d) => d.event_id)).size).toBe(all.length);
   expect(log.every((d) => d.status === 'succeeded')).toBe(true);
