@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { Readable } from 'node:stream';
 import { uniqueSuffix } from '@flowboard/testing';
 import {
@@ -323,6 +324,53 @@ describe('attachments end to end', () => {
     expect(up.json.items).toMatchObject([
       { fileName: 'blob.bin', sizeInBytes: 2, contentType: 'application/octet-stream' },
     ]);
+  });
+
+  it("an upload sent with Expect: 100-continue (curl's way for bodies over 1 MB) is stored", async () => {
+    const T = await newStory('Expects');
+    const boundary = `flowboard-${uniqueSuffix()}`;
+    const content = randomBytes(1_500_000);
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      ),
+      content,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const answer = await new Promise<{ status: number; text: string; continued: boolean }>(
+      (resolve, reject) => {
+        let continued = false;
+        const request = http.request(new URL(`${T}/attachments`, GATEWAY_URL), {
+          method: 'POST',
+          headers: {
+            'X-Zen-ApiKey': owner.key,
+            'Content-Type': `multipart/form-data; boundary=${boundary}`,
+            'Content-Length': body.length,
+            Expect: '100-continue',
+          },
+        });
+        request.on('continue', () => {
+          continued = true;
+          request.end(body);
+        });
+        request.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), continued }),
+          );
+        });
+        request.on('error', reject);
+      },
+    );
+    expect(answer).toMatchObject({ status: 200, continued: true });
+    const [stored] = JSON.parse(answer.text).items as Array<{ id: number; sizeInBytes: number }>;
+    expect(stored!.sizeInBytes).toBe(content.length);
+    const bytes = await fetch(`${GATEWAY_URL}${T}/attachments/${stored!.id}/content`, {
+      headers: { 'X-Zen-ApiKey': owner.key },
+    }).then(async (res) => Buffer.from(await res.arrayBuffer()));
+    expect(sha256(bytes)).toBe(sha256(content));
   });
 
   it('a file over the per-file limit is 413 payload-too-large, and nothing of the request is stored', async () => {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { api, createProject, signUp, type SignedUp } from './support';
 
 /**
@@ -101,5 +101,54 @@ describe('Idempotency-Key', () => {
       (t: { name: string }) => t.name,
     );
     expect(names.filter((n: string) => n.startsWith('idem-'))).toEqual(['idem-a']);
+  });
+});
+
+describe('Idempotency-Key on uploads', () => {
+  let T: string;
+  beforeAll(async () => {
+    const story = await api(`${P}/stories`, {
+      key: owner.key,
+      method: 'POST',
+      body: { text: 'Attached once' },
+    });
+    T = `${P}/stories/${story.json.id}/attachments`;
+  });
+  const plans = randomBytes(700_000);
+  // fetch picks a new multipart boundary for every request, as clients do: a retry differs from the first there.
+  const upload = (k: string, content: Uint8Array = plans, fileName = 'plans.bin') => {
+    const body = new FormData();
+    body.append(
+      'attachment',
+      new Blob([new Uint8Array(content)], { type: 'application/octet-stream' }),
+      fileName,
+    );
+    return api(T, { key: owner.key, method: 'POST', body, headers: { 'Idempotency-Key': k } });
+  };
+  const stored = async () => (await api(T, { key: owner.key })).json.totalItems as number;
+
+  it('a retried upload answers the first attachments again, and the file is stored once', async () => {
+    const k = key();
+    const first = await upload(k);
+    const retry = await upload(k);
+    expect(first.status).toBe(200);
+    expect(first.json.items).toMatchObject([{ fileName: 'plans.bin', sizeInBytes: plans.length }]);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.json).toEqual(first.json);
+    expect(await stored()).toBe(1);
+  });
+
+  it('the same key with another file (content or name) is 422, and nothing more is stored', async () => {
+    const k = key();
+    expect((await upload(k, plans, 'first.bin')).status).toBe(200);
+    const before = await stored();
+    const changed = Buffer.from(plans);
+    changed.writeUInt8(changed.readUInt8(1000) ^ 1, 1000);
+    for (const retry of [await upload(k, changed, 'first.bin'), await upload(k, plans, 'second.bin')]) {
+      expect(retry.status).toBe(422);
+      expect(retry.json.type).toBe('urn:flowboard:problem:idempotency-key-reused');
+    }
+    expect(await stored()).toBe(before);
   });
 });

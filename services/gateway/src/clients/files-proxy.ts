@@ -20,7 +20,13 @@ export interface ForwardIdentity {
   account?: { accountId: number; storageLimitBytes: number };
 }
 
+/** Something that watches the request body go by as the proxy sends it (an Idempotency-Key's digest). */
+export interface BodyWatch {
+  watch(body: IncomingMessage): void;
+}
+
 interface Pending extends ForwardIdentity {
+  bodyWatch?: BodyWatch;
   /** The request's trace context (`traceparent`...), taken where the forward starts: proxy events may not run there. */
   trace: Record<string, string>;
   onResponse: UpstreamHandler;
@@ -51,6 +57,8 @@ export function createFilesProxy(filesHttpUrl: string) {
       for (const name of proxyReq.getHeaderNames())
         if (!FORWARDED_HEADERS.has(name)) proxyReq.removeHeader(name);
       if (p) {
+        // Before the first chunk goes (headers can still be set, so none has): the watch sees every chunk.
+        p.bodyWatch?.watch(req);
         proxyReq.setHeader('x-flowboard-user-id', String(p.userId));
         proxyReq.setHeader('x-request-id', p.requestId);
         for (const [name, value] of Object.entries(p.trace)) proxyReq.setHeader(name, value);
@@ -87,8 +95,8 @@ export function createFilesProxy(filesHttpUrl: string) {
   return {
     /**
      * Sends the (unread) request to `path` on the files service with the caller's id and the request id (and an
-     * upload's account), and
-     * settles with what `onResponse` makes of the answer. The caller's query string is not forwarded.
+     * upload's account), and settles with what `onResponse` makes of the answer. The caller's query string is
+     * not forwarded. `bodyWatch` sees the body as it is sent.
      */
     forward(
       req: IncomingMessage,
@@ -96,6 +104,7 @@ export function createFilesProxy(filesHttpUrl: string) {
       path: string,
       identity: ForwardIdentity,
       onResponse: UpstreamHandler,
+      bodyWatch?: BodyWatch,
     ): Promise<Reply> {
       return new Promise<Reply>((resolve, reject) => {
         let settled = false;
@@ -107,6 +116,7 @@ export function createFilesProxy(filesHttpUrl: string) {
         };
         pending.set(req, {
           ...identity,
+          ...(bodyWatch ? { bodyWatch } : {}),
           trace: injectTraceContext(),
           onResponse,
           resolve: (reply) => settle(() => resolve(reply)),
@@ -115,6 +125,9 @@ export function createFilesProxy(filesHttpUrl: string) {
         // A caller who hangs up mid-stream ends the call: nothing is left to answer.
         res.once('close', () => settle(() => resolve(handled())));
         req.url = path;
+        // The gateway's server has already answered a caller's `Expect: 100-continue` (curl sends it for bodies
+        // over 1 MB). Passed on, it would make http-proxy skip `proxyReq`, where the headers are set and filtered.
+        delete req.headers.expect;
         proxy(req, res, (err?: unknown) =>
           settle(() => reject(err ?? new Error('files proxy did not proceed'))),
         ).catch((err: unknown) => settle(() => reject(err)));

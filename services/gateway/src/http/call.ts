@@ -6,6 +6,7 @@ import { parsePaging, type Paging } from '../representation/page';
 import { parseBodyText, readBody, type RequestBody } from './body';
 import { expectedVersion } from './conditional';
 import { parseEnrichments, type EnrichmentVocabulary } from './enrichments';
+import type { StreamedBodyDigest } from './multipart-digest';
 import type { Format } from './negotiate';
 import type { Query } from './query';
 import { checkPathAndQuery } from './text-rule';
@@ -30,6 +31,11 @@ export interface Call {
    * the body is bad (docs/compat.md §3.3 order).
    */
   body(): Promise<RequestBody>;
+  /**
+   * An Idempotency-Key's watch on a body that streams through (uploads): whatever forwards the body starts it
+   * as it starts reading.
+   */
+  readonly streamedBody?: StreamedBodyDigest;
   /** `with=` for this resource; unknown names → 400. */
   enrichments(vocabulary: EnrichmentVocabulary): ReadonlySet<string>;
   /** `page`/`pageSize`. */
@@ -49,6 +55,8 @@ export interface CallInput {
   project?: ProjectAccess;
   /** The body's text when a step before the handler had to read it (an Idempotency-Key's fingerprint). */
   bodyText?: string;
+  /** The watch on a body that streams through, when the request has an Idempotency-Key. */
+  streamedBody?: StreamedBodyDigest;
 }
 
 export function createCall(req: Request, res: Response, input: CallInput, bodyLimit: number): Call {
@@ -80,6 +88,7 @@ export function createCall(req: Request, res: Response, input: CallInput, bodyLi
       return input.project;
     },
     body: () => (body ??= bodyText === undefined ? readBody(req, bodyLimit) : parseLater(bodyText)),
+    ...(input.streamedBody ? { streamedBody: input.streamedBody } : {}),
     enrichments: (vocabulary) => parseEnrichments(query.getAll('with'), vocabulary),
     paging: () => parsePaging(single(query, 'page'), single(query, 'pageSize')),
     expectedVersion: () => expectedVersion(req.headers),

@@ -8,6 +8,7 @@ import type { Format } from './negotiate';
 import type { RequestRecord } from './record';
 import { renderBody, sendRenderedBody, sendReply, type RenderedBody, type Reply } from './respond';
 import type { FoundRoute } from './routing';
+import type { StreamedBodyDigest } from './multipart-digest';
 
 /** What the pipeline established before the handler runs. */
 export interface Dispatch {
@@ -18,6 +19,8 @@ export interface Dispatch {
   boardRead: ReadAhead['boardRead'];
   /** The body, when the Idempotency-Key step read it first. */
   bodyText?: string;
+  /** The Idempotency-Key step's watch on a body that streams through. */
+  streamedBody?: StreamedBodyDigest;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface Dispatch {
 export async function dispatch(
   req: Request,
   res: Response,
-  { record, found, principal, project, boardRead, bodyText }: Dispatch,
+  { record, found, principal, project, boardRead, bodyText, streamedBody }: Dispatch,
   bodyLimit: number,
   cache: BoardCache,
 ): Promise<void> {
@@ -44,6 +47,7 @@ export async function dispatch(
       user: principal?.user,
       project,
       bodyText,
+      streamedBody,
     },
     bodyLimit,
   );

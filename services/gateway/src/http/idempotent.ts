@@ -4,12 +4,17 @@ import { DomainError } from '@flowboard/service-kit';
 import type { IdempotencyStore, Lease, StoredResponse } from '../idempotency';
 import { readBodyText } from './body';
 import type { Principal } from './caller';
+import { StreamedBodyDigest } from './multipart-digest';
 import type { RequestRecord } from './record';
 import type { FoundRoute } from './routing';
 
-/** A request that runs under its Idempotency-Key: the body read for the fingerprint, and when to stop renewing. */
+/**
+ * A request that runs under its Idempotency-Key: the body read for the fingerprint, or for a body that streams
+ * through (uploads) the digest that watches it go by; and when to stop renewing.
+ */
 export interface IdempotentRun {
-  bodyText: string;
+  bodyText?: string;
+  streamedBody?: StreamedBodyDigest;
   /** The handler has returned or thrown; its answer (or none) follows at once. */
   settled(): void;
 }
@@ -23,6 +28,11 @@ const KEPT_HEADERS = ['content-type', 'location', 'etag', 'allow'];
  * that answer again, marked `Idempotent-Replayed: true`; the same key with a different request → 422; a retry while
  * the first is still running → 409. Keys are per caller. Runs after the access check, so a caller who lost access
  * gets 403/404, never a replay. A 5xx is not kept (the retry runs again), nor is anything refused before this step.
+ *
+ * A body that streams through unread (`streamsBody`: uploads) cannot be fingerprinted before the request runs. Its
+ * key is claimed on the rest of the fingerprint; the body's digest (multipart-digest.ts, blind to the boundary) is
+ * taken as it streams to the service and kept with the answer. A retry reads its own body to compare: the same →
+ * the answer again, another → 422. An answer given before the body streamed (a 404 story) is not kept.
  *
  * Answers `undefined` when the request carries no key (or the route takes none), `'replayed'` when it has been
  * answered here, else the run to hand the handler.
@@ -39,14 +49,18 @@ export async function idempotentRequest(
   if (!found.route.idempotencyKey) return undefined;
   const idempotencyKey = parseIdempotencyKey(req.headers['idempotency-key']);
   if (idempotencyKey === undefined) return undefined;
-  const bodyText = await readBodyText(req, bodyLimit);
+  const streamedBody = found.route.streamsBody
+    ? new StreamedBodyDigest(req.headers['content-type'])
+    : undefined;
+  const bodyText = streamedBody ? undefined : await readBodyText(req, bodyLimit);
   const claim = await store.claim(
     callerScope(req, principal),
     idempotencyKey,
-    fingerprint(req, record, bodyText),
+    fingerprint(req, record, bodyText ?? ''),
   );
   switch (claim.kind) {
     case 'replay':
+      if (streamedBody && (await streamedBody.read(req)) !== claim.bodyDigest) throw keyReused();
       replay(res, claim.response);
       return 'replayed';
     case 'in-progress':
@@ -58,14 +72,17 @@ export async function idempotentRequest(
         },
       );
     case 'reused':
-      throw new DomainError(
-        'UnprocessableContent',
-        'This Idempotency-Key was used for a different request (method, path, query or body).',
-      );
+      throw keyReused();
     case 'claimed':
-      return { bodyText, settled: keepAnswer(res, claim.lease) };
+      return { bodyText, streamedBody, settled: keepAnswer(res, claim.lease, streamedBody) };
   }
 }
+
+const keyReused = () =>
+  new DomainError(
+    'UnprocessableContent',
+    'This Idempotency-Key was used for a different request (method, path, query or body).',
+  );
 
 /**
  * What an Idempotency-Key header may be: a key of 1–255 visible ASCII characters other than `"` and `\` (UUIDs are
@@ -102,7 +119,10 @@ function callerScope(req: Request, principal: Principal | undefined): string {
     .digest('hex')}`;
 }
 
-/** What makes two requests the same: method, path, query (without a credential), media type and body text. */
+/**
+ * What makes two requests the same: method, path, query (without a credential), media type and body text (empty
+ * for a streamed body, whose digest is compared on its own).
+ */
 function fingerprint(req: Request, record: RequestRecord, bodyText: string): string {
   const query = record.target.search
     .split('&')
@@ -124,10 +144,12 @@ function replay(res: Response, answer: StoredResponse): void {
 
 /**
  * Keeps the answer as it is written (before compression, which wraps `res` earlier), then completes the lease
- * with it; a 5xx releases the key instead. Answers the `settled` callback: a handler that never answers (a stream
- * cut short) stops renewing and its key frees itself when the lease runs out.
+ * with it; a 5xx releases the key instead, and so does an answer to a streamed body that did not all arrive (it
+ * has no digest to compare a retry with). Answers the `settled` callback: a handler that never answers (a stream
+ * cut short) stops renewing and its key frees itself when the lease runs out, or at once for an upload whose
+ * body never all arrived.
  */
-function keepAnswer(res: Response, lease: Lease): () => void {
+function keepAnswer(res: Response, lease: Lease, streamedBody: StreamedBodyDigest | undefined): () => void {
   const chunks: Buffer[] = [];
   const write = res.write.bind(res) as (...args: unknown[]) => boolean;
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
@@ -149,16 +171,23 @@ function keepAnswer(res: Response, lease: Lease): () => void {
     }
     return end(chunk, ...rest);
   }) as Response['end'];
-  const finish = () => {
+  const finish = async () => {
     if (res.statusCode >= 500) return lease.release();
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const value = res.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
-    return lease.complete({ status: res.statusCode, headers, body: Buffer.concat(chunks) });
+    const answer = { status: res.statusCode, headers, body: Buffer.concat(chunks) };
+    if (!streamedBody) return lease.complete(answer);
+    // An upload refused mid-stream (402, 413) is answered before the rest of its body has arrived.
+    const bodyDigest = await streamedBody.digest();
+    return bodyDigest === undefined ? lease.release() : lease.complete(answer, bodyDigest);
   };
   return () => {
-    if (!ended) lease.settled();
+    if (ended) return;
+    if (!streamedBody) return lease.settled();
+    // An upload cut short never reached the service whole, so nothing was stored: its retry may run at once.
+    void streamedBody.digest().then((digest) => (digest === undefined ? lease.release() : lease.settled()));
   };
 }

@@ -41,6 +41,7 @@ export interface Operation {
   idempotencyKey?: boolean;
   /** A request body schema name. */
   body?: string;
+  /** A multipart/form-data body (uploads), which streams through the gateway unread. */
   multipart?: boolean;
   /** Statuses beyond the usual 400/401/403/404 (e.g. 402, 409). */
   errors?: number[];
@@ -94,11 +95,12 @@ export function resourceOperations<Deps, Handlers extends Record<string, Handler
 }
 
 function routeOptions(
-  operation: Pick<Operation, 'method' | 'access' | 'cached' | 'idempotencyKey'>,
+  operation: Pick<Operation, 'method' | 'access' | 'cached' | 'idempotencyKey' | 'multipart'>,
 ): RouteOptions {
   const options: RouteOptions = {
     ...(operation.cached ? { cached: operation.cached } : {}),
     ...(takesIdempotencyKey(operation) ? { idempotencyKey: true } : {}),
+    ...(operation.multipart ? { streamsBody: true } : {}),
   };
   switch (operation.access) {
     case 'key':

@@ -78,7 +78,15 @@ export function apiPipeline(deps: PipelineDeps): RequestHandler {
       await dispatch(
         req,
         res,
-        { record, found, principal, project, boardRead: ahead.boardRead, bodyText: idempotent?.bodyText },
+        {
+          record,
+          found,
+          principal,
+          project,
+          boardRead: ahead.boardRead,
+          bodyText: idempotent?.bodyText,
+          streamedBody: idempotent?.streamedBody,
+        },
         deps.bodyLimit,
         deps.boardCache,
       );

@@ -18,6 +18,8 @@ export interface RouteOptions {
   cached?: (query: Query) => boolean;
   /** Honours `Idempotency-Key` (every POST, and story updates, which include moves): see idempotent.ts. */
   idempotencyKey?: boolean;
+  /** The body streams through to a service unread (uploads), so an Idempotency-Key digests it on the way. */
+  streamsBody?: boolean;
 }
 
 export interface Route extends RouteOptions {

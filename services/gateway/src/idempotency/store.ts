@@ -23,14 +23,16 @@ export interface IdempotencySettings {
 /** What a request with an Idempotency-Key does, decided by the first request that used the key. */
 export type Claim =
   | { kind: 'claimed'; lease: Lease }
-  | { kind: 'replay'; response: StoredResponse }
+  /** `bodyDigest`: what the first request's streamed body was, for the retry to compare its own with. */
+  | { kind: 'replay'; response: StoredResponse; bodyDigest?: string }
   | { kind: 'in-progress' }
   /** The key was used for a different request (method, target or body). */
   | { kind: 'reused' };
 
 /** The right to run a request under its key, until it completes (the answer is kept) or is released. */
 export interface Lease {
-  complete(response: StoredResponse): Promise<void>;
+  /** Keeps the answer; `bodyDigest` is a streamed body's, known only once it has gone by (uploads). */
+  complete(response: StoredResponse, bodyDigest?: string): Promise<void>;
   /** Forgets the key, so a retry runs the request again (an answer that must not be replayed: 5xx). */
   release(): Promise<void>;
   /** Stops renewing: the request is over, and without an answer to keep the key frees itself with the lease. */
@@ -39,7 +41,7 @@ export interface Lease {
 
 type Entry =
   | { state: 'running'; token: string; fingerprint: string }
-  | { state: 'done'; fingerprint: string; response: string };
+  | { state: 'done'; fingerprint: string; response: string; bodyDigest?: string };
 
 // Claims the key for a running request, or answers what it holds: one atomic round trip.
 const CLAIM = `local held = redis.call('GET', KEYS[1])
@@ -106,7 +108,11 @@ export class IdempotencyStore {
     const entry = JSON.parse(held) as Entry;
     if (entry.fingerprint !== fingerprint) return { kind: 'reused' };
     if (entry.state === 'running') return { kind: 'in-progress' };
-    return { kind: 'replay', response: decode(open(entry.response, idempotencyKey, scope)) };
+    return {
+      kind: 'replay',
+      response: decode(open(entry.response, idempotencyKey, scope)),
+      ...(entry.bodyDigest === undefined ? {} : { bodyDigest: entry.bodyDigest }),
+    };
   }
 
   private lease(
@@ -123,12 +129,13 @@ export class IdempotencyStore {
     }, leaseMs / 3);
     renewal.unref();
     return {
-      complete: async (response) => {
+      complete: async (response, bodyDigest) => {
         clearInterval(renewal);
         const done: Entry = {
           state: 'done',
           fingerprint,
           response: seal(encode(response), sealFor.idempotencyKey, sealFor.scope),
+          ...(bodyDigest === undefined ? {} : { bodyDigest }),
         };
         // The answer has gone out either way; a retry after a failed store runs the request again (logged).
         const stored = await this.redis

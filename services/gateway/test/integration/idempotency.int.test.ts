@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import Redis from 'ioredis';
 import { apiClient, requireEnv } from '@flowboard/testing';
 import type { membership } from '@flowboard/proto';
@@ -177,6 +179,122 @@ describe('Idempotency-Key on writes (real Redis, fake boards)', () => {
     const read = await api(`${P()}/stories`, { key: gob.key, headers: { 'Idempotency-Key': newKey() } });
     expect(read.status).toBe(200);
   });
+});
+
+describe('Idempotency-Key on uploads (multipart, streamed to a fake files)', () => {
+  let storyId: number;
+  beforeAll(async () => {
+    storyId = (await createStory(newKey(), { text: 'Has plans' })).json.id as number;
+  });
+  const path = () => `${P()}/stories/${storyId}/attachments`;
+  const plans = randomBytes(300_000); // several chunks on the way
+  /** The same upload each time, under a boundary of the caller's choosing (as clients pick a new one per request). */
+  const form = (boundary: string, content = plans, fileName = 'plans.bin') =>
+    Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="${fileName}"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      ),
+      content,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+  const upload = (key: string, boundary: string, body = form(boundary)) =>
+    api(path(), {
+      key: gob.key,
+      method: 'POST',
+      body: new Uint8Array(body),
+      headers: { 'Idempotency-Key': key, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+    });
+
+  it('a retry with a new boundary gets the first answer again; the bytes reached files once', async () => {
+    const key = newKey();
+    const received = h.files.received.length;
+    const first = await upload(key, 'first-boundary');
+    const retry = await upload(key, 'retry-boundary-0123456789');
+    expect(first.status).toBe(200);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.text).toBe(first.text);
+    expect(h.files.received.length).toBe(received + 1);
+    expect(h.files.received.at(-1)!.body.equals(form('first-boundary'))).toBe(true);
+  });
+
+  it('the same key with other parts (content or file name) is 422, and files gets nothing', async () => {
+    const key = newKey();
+    expect((await upload(key, 'b1')).status).toBe(200);
+    const received = h.files.received.length;
+    const otherContent = Buffer.from(plans);
+    otherContent.writeUInt8(otherContent.readUInt8(150_000) ^ 1, 150_000);
+    for (const other of [form('b2', otherContent), form('b2', plans, 'plans2.bin')]) {
+      const reused = await upload(key, 'b2', other);
+      expect(reused.status).toBe(422);
+      expect(reused.json.type).toBe('urn:flowboard:problem:idempotency-key-reused');
+    }
+    expect(h.files.received.length).toBe(received);
+  });
+
+  it('a refusal files answers before the body arrived (402) is kept once the body has all arrived', async () => {
+    const key = newKey();
+    h.files.refuseNextUpload = {
+      status: 402,
+      body: { kind: 'PlanLimitExceeded', problem: 'plan-limit', message: 'Storage limit reached.' },
+      early: true,
+    };
+    const started = h.files.uploadsStarted;
+    const refused = await rawUpload(key, 'early', form('early'));
+    expect(refused.status).toBe(402);
+    const retry = await upload(key, 'early-again');
+    expect(retry.status).toBe(402);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(h.files.uploadsStarted).toBe(started + 1);
+  });
+
+  it('an upload cut short frees its key at once (not after the lease): the retry runs', async () => {
+    const key = newKey();
+    const started = h.files.uploadsStarted;
+    const body = form('cut');
+    const cut = rawUpload(key, 'cut', body.subarray(0, 100_000), body.length);
+    const hungUp = cut.catch(() => 'hung up');
+    await waitFor(() => h.files.uploadsStarted === started + 1); // the gateway is streaming it to files
+    cut.abort();
+    expect(await hungUp).toBe('hung up');
+    const received = h.files.received.length;
+    let retry = await upload(key, 'cut-retry');
+    for (let i = 0; i < 50 && retry.status === 409; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      retry = await upload(key, 'cut-retry');
+    }
+    expect(retry.status).toBe(200); // well within the 30 s lease
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(h.files.received.length).toBe(received + 1);
+  });
+
+  /**
+   * An upload over a plain connection: the whole of `body` is written before the answer is read (fetch may stop
+   * sending once an answer comes); with `declaredLength` larger than the body, it stays unfinished until aborted.
+   */
+  function rawUpload(key: string, boundary: string, body: Buffer, declaredLength = body.length) {
+    const url = new URL(path(), h.baseUrl);
+    const request = http.request(url, {
+      method: 'POST',
+      headers: {
+        'X-Zen-ApiKey': gob.key,
+        'Idempotency-Key': key,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': declaredLength,
+      },
+    });
+    const answered = new Promise<{ status: number }>((resolve, reject) => {
+      request.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+      });
+      request.on('error', reject);
+    });
+    request.write(body);
+    if (declaredLength === body.length) request.end();
+    return Object.assign(answered, { abort: () => request.destroy() });
+  }
 });
 
 async function waitFor(condition: () => boolean): Promise<void> {

@@ -145,11 +145,19 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
         ...identity(call),
         account: { accountId: account.account_id, storageLimitBytes: account.storage_limit_bytes },
       };
-      return filesProxy.forward(call.req, call.res, internalPath(call), forwardAs, async (upstream) => {
+      const onResponse = async (upstream: IncomingMessage) => {
         const body = await readUpstreamJson(upstream);
         if (upstream.statusCode !== 200) throw filesErrorFrom(upstream.statusCode ?? 502, body);
         return page('attachment', pageOf(attachmentItems(body).map(attachmentDto), paging));
-      });
+      };
+      return filesProxy.forward(
+        call.req,
+        call.res,
+        internalPath(call),
+        forwardAs,
+        onResponse,
+        call.streamedBody,
+      );
     },
 
     /**
@@ -198,8 +206,6 @@ export const attachmentOperations = resourceOperations('Attachments', attachment
     access: 'ReadWrite',
     body: 'AttachmentUpload',
     multipart: true,
-    // Not yet: a multipart body's fingerprint must leave out its boundary, which differs on every retry.
-    idempotencyKey: false,
     ok: { page: 'Attachment' },
     errors: [402, 413],
     description:

@@ -12,6 +12,8 @@ export interface ReceivedRequest {
 /** The files service: metadata RPCs over gRPC and the internal HTTP port for streams. */
 export class FakeFiles {
   readonly received: ReceivedRequest[] = [];
+  /** Uploads that have begun to arrive (counted before their bodies). */
+  uploadsStarted = 0;
   /** Attachment metadata served over gRPC (seed with `add`); keyed by id. */
   readonly attachments = new Map<
     number,
@@ -46,8 +48,11 @@ export class FakeFiles {
   }
   /** Bytes served for any attachment content download. */
   content = Buffer.alloc(0);
-  /** When set, the next upload is refused with this status and error JSON. */
-  refuseNextUpload?: { status: number; body: unknown };
+  /**
+   * When set, the next upload is refused with this status and error JSON; `early`: as soon as it arrives, before
+   * its body (which is then read to the end, as files does).
+   */
+  refuseNextUpload?: { status: number; body: unknown; early?: boolean };
 
   registration(logger: Logger): GrpcServiceRegistration {
     const { FilesService } = loadFilesProto().flowboard.files.v1;
@@ -85,6 +90,12 @@ export class FakeFiles {
   httpServer(): http.Server {
     return http.createServer((req, res) => {
       const chunks: Buffer[] = [];
+      if (req.method === 'POST') this.uploadsStarted++;
+      const early = req.method === 'POST' && this.refuseNextUpload?.early ? this.refuseNextUpload : undefined;
+      if (early) {
+        this.refuseNextUpload = undefined;
+        res.writeHead(early.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(early.body));
+      }
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const received = {
@@ -94,7 +105,7 @@ export class FakeFiles {
           body: Buffer.concat(chunks),
         };
         this.received.push(received);
-        this.answer(received, res);
+        if (!early) this.answer(received, res);
       });
     });
   }
