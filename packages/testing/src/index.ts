@@ -5,3 +5,4 @@ export * from './contract';
 export * from './tracing';
 export * from './tcp-proxy';
 export * from './outbox-events';
+export * from './kafka-tail';

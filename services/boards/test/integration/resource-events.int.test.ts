@@ -3,7 +3,7 @@ import { parseEvent, resourceChangedV1, storyDeletedV1 } from '@flowboard/events
 import { createKafka, ensureTopics } from '@flowboard/messaging';
 import type { boards } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { changeEventLog, changeEventsInOutbox, uniqueSuffix, waitFor } from '@flowboard/testing';
+import { changeEventLog, changeEventsInOutbox, tailTopic } from '@flowboard/testing';
 import {
   admin,
   call,
@@ -471,14 +471,7 @@ describe('relay', () => {
 
   it("publishes a PUT's events to Kafka in order, keyed by the project, as they are in the outbox", async () => {
     await ensureTopics(kafka, [resourceChangedV1.topic]);
-    const seen: Array<{ key: string; value: string }> = [];
-    const consumer = kafka.consumer({ groupId: `boards-int-tail-${uniqueSuffix()}` });
-    await consumer.connect();
-    await consumer.subscribe({ topics: [resourceChangedV1.topic], fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) =>
-        void seen.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '' }),
-    });
+    const tail = await tailTopic(kafka, resourceChangedV1.topic, 'boards-int-tail');
     try {
       const { projectId, phases } = await board();
       const story = await createStory({ project_id: projectId });
@@ -497,21 +490,14 @@ describe('relay', () => {
         'story.moved',
         'story.blocked',
       ]);
-      const published = await waitFor(
-        async () => {
-          const ours = seen.filter((m) => m.key === String(projectId));
-          return ours.length >= outbox.length ? ours : undefined;
-        },
-        20_000,
-        "the project's events on Kafka",
-      );
-      expect(published.map((m) => parseEvent(resourceChangedV1, m.value))).toEqual(outbox);
+      const published = await tail.values(String(projectId), outbox.length);
+      expect(published.map((value) => parseEvent(resourceChangedV1, value))).toEqual(outbox);
       const { rows } = await admin.query('SELECT 1 FROM outbox WHERE key = $1 AND published_at IS NULL', [
         String(projectId),
       ]);
       expect(rows).toEqual([]);
     } finally {
-      await consumer.disconnect();
+      await tail.stop();
     }
   });
 });

@@ -4,7 +4,7 @@ import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging'
 import { createPool, migrate } from '@flowboard/pg-kit';
 import type { files } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { changeEventLog, changeEventsInOutbox, uniqueSuffix, waitFor } from '@flowboard/testing';
+import { changeEventLog, changeEventsInOutbox, tailTopic, waitFor } from '@flowboard/testing';
 import type { FilesApp } from '../../src/app';
 import { MIGRATIONS_DIR } from '../../src/db/migrations-dir';
 import { callAs, env, randomId, startFiles, testConfig } from './harness';
@@ -186,14 +186,7 @@ describe('attachment events', () => {
 
   it('the relay publishes them to Kafka in order, keyed by the project, as they are in the outbox', async () => {
     await ensureTopics(kafka, [resourceChangedV1.topic]);
-    const seen: Array<{ key: string; value: string }> = [];
-    const consumer = kafka.consumer({ groupId: `files-int-tail-${uniqueSuffix()}` });
-    await consumer.connect();
-    await consumer.subscribe({ topics: [resourceChangedV1.topic], fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) =>
-        void seen.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '' }),
-    });
+    const tail = await tailTopic(kafka, resourceChangedV1.topic, 'files-int-tail');
     try {
       const p = randomId();
       const [id] = (await upload(p, 4, ['plan.txt'])).ids;
@@ -206,21 +199,14 @@ describe('attachment events', () => {
         'attachment.updated',
         'attachment.deleted',
       ]);
-      const published = await waitFor(
-        async () => {
-          const ours = seen.filter((m) => m.key === String(p));
-          return ours.length >= outbox.length ? ours : undefined;
-        },
-        20_000,
-        "the project's events on Kafka",
-      );
-      expect(published.map((m) => parseEvent(resourceChangedV1, m.value))).toEqual(outbox);
+      const published = await tail.values(String(p), outbox.length);
+      expect(published.map((value) => parseEvent(resourceChangedV1, value))).toEqual(outbox);
       const { rows } = await db.query('SELECT 1 FROM outbox WHERE key = $1 AND published_at IS NULL', [
         String(p),
       ]);
       expect(rows).toEqual([]);
     } finally {
-      await consumer.disconnect();
+      await tail.stop();
     }
   });
 });

@@ -3,7 +3,7 @@ import { parseEvent, projectDeletedV1, resourceChangedV1 } from '@flowboard/even
 import { createKafka, ensureTopics } from '@flowboard/messaging';
 import type { membership } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { changeEventLog, changeEventsInOutbox, uniqueSuffix, waitFor } from '@flowboard/testing';
+import { changeEventLog, changeEventsInOutbox, tailTopic, uniqueSuffix } from '@flowboard/testing';
 import { codeOf, startHarness, type Harness } from './harness';
 
 // flowboard.resource-changed.v1: what each membership write puts in the outbox (in its transaction), compared
@@ -417,14 +417,7 @@ describe('relay', () => {
       logger: createLogger('test', 'silent'),
     });
     await ensureTopics(kafka, [resourceChangedV1.topic]);
-    const seen: Array<{ key: string; value: string }> = [];
-    const consumer = kafka.consumer({ groupId: `membership-int-tail-${uniqueSuffix()}` });
-    await consumer.connect();
-    await consumer.subscribe({ topics: [resourceChangedV1.topic], fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) =>
-        void seen.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '' }),
-    });
+    const tail = await tailTopic(kafka, resourceChangedV1.topic, 'membership-int-tail');
     try {
       const { owner, project, roles, key } = await newProject();
       const u = await user();
@@ -437,17 +430,10 @@ describe('relay', () => {
         'role.updated',
         'member.removed',
       ]);
-      const published = await waitFor(
-        async () => {
-          const ours = seen.filter((m) => m.key === String(project.id));
-          return ours.length >= outbox.length ? ours : undefined;
-        },
-        20_000,
-        "the project's events on Kafka",
-      );
-      expect(published.map((m) => parseEvent(resourceChangedV1, m.value))).toEqual(outbox);
+      const published = await tail.values(String(project.id), outbox.length);
+      expect(published.map((value) => parseEvent(resourceChangedV1, value))).toEqual(outbox);
     } finally {
-      await consumer.disconnect();
+      await tail.stop();
     }
   });
 });

@@ -1,8 +1,7 @@
 import { startTcpProxy, type TcpProxy } from '@flowboard/testing';
 import {
   change,
-  closeKafka,
-  db,
+  releaseSuite,
   ensureTopic,
   env,
   groupId,
@@ -38,10 +37,7 @@ afterAll(async () => {
   await service?.stop();
   await relay?.close();
   await receiver.stop();
-  await closeKafka();
-  await db.query('DELETE FROM webhooks WHERE project_id = $1', [projectId]);
-  await db.query('DELETE FROM events WHERE project_id = $1', [projectId]);
-  await db.end();
+  await releaseSuite([projectId]);
 });
 
 it('answers UNAVAILABLE while its database is unreachable, and delivers what came meanwhile once it is back', async () => {

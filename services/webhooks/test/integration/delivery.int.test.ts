@@ -2,7 +2,7 @@ import type { webhooks } from '@flowboard/proto';
 import type { DomainError } from '@flowboard/service-kit';
 import {
   change,
-  closeKafka,
+  releaseSuite,
   db,
   ensureTopic,
   groupId,
@@ -42,11 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop();
   await receiver.stop();
-  await closeKafka();
-  // Nothing of ours is left to deliver in later runs.
-  await db.query('DELETE FROM webhooks WHERE project_id = ANY($1::bigint[])', [projects]);
-  await db.query('DELETE FROM events WHERE project_id = ANY($1::bigint[])', [projects]);
-  await db.end();
+  await releaseSuite(projects);
 });
 
 beforeEach(() => {

@@ -145,6 +145,17 @@ export const publishProjectDeleted = (projectId: number) =>
 
 export const closeKafka = () => publisher.disconnect();
 
+/**
+ * After a suite: the publisher closed, and the suite's projects' webhooks and events gone, so nothing of theirs is
+ * left to deliver in later runs; then the pool closed.
+ */
+export async function releaseSuite(projectIds: readonly number[]): Promise<void> {
+  await closeKafka();
+  await db.query('DELETE FROM webhooks WHERE project_id = ANY($1::bigint[])', [projectIds]);
+  await db.query('DELETE FROM events WHERE project_id = ANY($1::bigint[])', [projectIds]);
+  await db.end();
+}
+
 // --- the receiver ------------------------------------------------------------------------------------------
 
 export interface Received {

@@ -4,7 +4,7 @@ import { generateSecret } from '../../src/domain/secret';
 import { webhookRepository } from '../../src/db/webhook-repository';
 import {
   change,
-  closeKafka,
+  releaseSuite,
   db,
   ensureTopic,
   groupId,
@@ -36,10 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop();
   await receiver.stop();
-  await closeKafka();
-  await db.query('DELETE FROM webhooks WHERE project_id = $1', [projectId]);
-  await db.query('DELETE FROM events WHERE project_id = $1', [projectId]);
-  await db.end();
+  await releaseSuite([projectId]);
 });
 
 async function failure(promise: Promise<unknown>): Promise<DomainError> {

@@ -1,8 +1,7 @@
 import type { webhooks } from '@flowboard/proto';
 import {
   change,
-  closeKafka,
-  db,
+  releaseSuite,
   ensureTopic,
   groupId,
   migrateSchema,
@@ -37,10 +36,7 @@ afterAll(async () => {
   await a?.stop();
   await b?.stop();
   await receiver.stop();
-  await closeKafka();
-  await db.query('DELETE FROM webhooks WHERE project_id = $1', [projectId]);
-  await db.query('DELETE FROM events WHERE project_id = $1', [projectId]);
-  await db.end();
+  await releaseSuite([projectId]);
 });
 
 it('loses nothing when a replica stops abruptly mid-delivery; the duplicate carries the same webhook-id', async () => {
