@@ -7,6 +7,9 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FLOWBOARD_CACHE=$(realpath -m "${FLOWBOARD_CACHE:-$HOME/.cache/flowboard}")   # built tools, shared by checkouts
 FLOWBOARD_HOME=$(realpath -m "${FLOWBOARD_HOME:-$REPO/.flowboard}")           # data, logs and pids of one stack
 RUN_DIR=$FLOWBOARD_HOME/run
+# The Go toolchain's usual home (Helm, Kubernetes and the stand-ins are built with it), for shells whose PATH lacks
+# it, such as a CI runner's minimal one.
+case ":$PATH:" in *:/usr/local/go/bin:*) ;; *) [ -x /usr/local/go/bin/go ] && PATH=$PATH:/usr/local/go/bin ;; esac
 LOG_DIR=$FLOWBOARD_HOME/logs
 EPHEMERAL=${FLOWBOARD_EPHEMERAL:-0}   # 1 = throw-away test stack: durability off for speed
 # The one address the infrastructure listens on. 127.0.0.1 for npm start and npm test; the Kubernetes cluster
