@@ -121,8 +121,10 @@ start_detached() {  # start_detached <name> <logfile> <cmd...>
   shift 2
   mkdir -p "$RUN_DIR" "$(dirname "$logfile")"
   # A background child of a non-interactive shell is not a group leader, so setsid makes it one without
-  # forking again: $! is then both the pid and the process group id.
-  setsid "$@" >>"$logfile" 2>&1 </dev/null &
+  # forking again: $! is then both the pid and the process group id. The starter's other descriptors are closed: a
+  # daemon holding a caller's pipe (scripts/test-engine.sh answers on fd 3) keeps whoever reads it waiting for an
+  # end that never comes, and one holding a flock (fds 7 and 9 in these scripts) keeps the lock for its lifetime.
+  setsid "$@" >>"$logfile" 2>&1 </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
   echo $! >"$RUN_DIR/$name.pid"
 }
 
