@@ -8,13 +8,15 @@
 //    service would have written: an open milestone and step, tasks on every 4th story, an owner on every other
 //    one, and one or two of 20 tags (when the tag tables exist).
 // 3. Runs each scenario with autocannon at BENCH_CONNECTIONS connections for BENCH_DURATION seconds, after a
-//    short warm-up, and prints one table.
+//    short warm-up, and prints one table. A scenario starts only once the work the previous one left behind
+//    (outbox relays, Kafka, consumers) is done, and its CPU counts that work too (bench/processes.mjs).
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { cpuBetween, cpuSnapshot, deferredCpu, restingRates, waitUntilQuiet } from './processes.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const GATEWAY_URL = env('GATEWAY_URL', 'http://127.0.0.1:8080');
@@ -32,6 +34,10 @@ const WRITE_RATE = Number(env('BENCH_WRITE_RATE', '20'));
 const WARMUP = Number(env('BENCH_WARMUP', '5'));
 const CHUNK = 10_000;
 const TAGS = 20;
+// The uncontended writes: BOARDS projects of BOARD_STORIES stories each, so concurrent moves rarely share a board.
+const BOARDS = Number(env('BENCH_BOARDS', '50'));
+const BOARD_STORIES = Number(env('BENCH_BOARD_STORIES', '1000'));
+const STACK_HOME = env('FLOWBOARD_HOME', '.flowboard');
 
 if (!DATABASE_URL) throw new Error('BOARDS_DATABASE_URL is required (bench/run.sh sets it)');
 
@@ -64,16 +70,23 @@ async function setUp() {
       )),
     );
   }
-  const project = await api('/api/v1/projects', {
-    method: 'POST',
-    key: user.apiKey,
-    body: { name: `Bench ${suffix}`, description: `${STORIES} stories` },
-  });
-  log(`user ${user.id} (${keys.length} API keys), project ${project.id}`);
-  return { userId: user.id, keys, projectId: project.id };
+  const projectId = await createProject(user.apiKey, `Bench ${suffix}`, STORIES);
+  log(`user ${user.id} (${keys.length} API keys), project ${projectId}`);
+  return { userId: user.id, keys, projectId };
 }
 
-async function seed(db, projectId, userId) {
+/** A project through the API, so membership and boards agree on it. */
+async function createProject(key, name, stories) {
+  const project = await api('/api/v1/projects', {
+    method: 'POST',
+    key,
+    body: { name, description: `${stories} stories` },
+  });
+  return project.id;
+}
+
+/** Seeds `count` stories into the project, in chunks, printing progress; VACUUM ANALYZE unless told not to. */
+async function seed(db, projectId, userId, count = STORIES, { vacuum = true, quiet = false } = {}) {
   const { rows: phases } = await db.query(
     'SELECT id, position FROM phases WHERE project_id = $1 ORDER BY position',
     [projectId],
@@ -96,8 +109,8 @@ async function seed(db, projectId, userId) {
   }
 
   const started = Date.now();
-  for (let from = 1; from <= STORIES; from += CHUNK) {
-    const to = Math.min(STORIES, from + CHUNK - 1);
+  for (let from = 1; from <= count; from += CHUNK) {
+    const to = Math.min(count, from + CHUNK - 1);
     await db.query('BEGIN');
     // Phase by g % 5 (Backlog..Archive), so positions within a phase are 1, 2, ... in id order; status follows
     // the phase; created one second apart, the newest now.
@@ -113,7 +126,7 @@ async function seed(db, projectId, userId) {
               CASE WHEN g % 2 = 0 THEN $5::bigint END,
               now() - ($6 - g) * interval '1 second', now()
        FROM generate_series($2::int, $3::int) g`,
-      [projectId, from, to, phaseIds, userId, STORIES],
+      [projectId, from, to, phaseIds, userId, count],
     );
     await db.query(
       `INSERT INTO story_milestones (project_id, story_id, phase_id, start_time)
@@ -149,15 +162,37 @@ async function seed(db, projectId, userId) {
     }
     await db.query('COMMIT');
     const rate = Math.round(to / ((Date.now() - started) / 1000));
-    log(`seeded ${to.toLocaleString('en')} / ${STORIES.toLocaleString('en')} stories (${rate}/s)`);
+    if (!quiet) log(`seeded ${to.toLocaleString('en')} / ${count.toLocaleString('en')} stories (${rate}/s)`);
   }
   // New stories continue after the seeded ids, as if they had been created through the API.
-  await db.query('UPDATE boards SET last_story_id = $2 WHERE project_id = $1', [projectId, STORIES]);
-  // Statistics for the planner, and the visibility map for index-only counts, as autovacuum would leave them.
+  await db.query('UPDATE boards SET last_story_id = $2 WHERE project_id = $1', [projectId, count]);
+  if (vacuum) await vacuumAnalyze(db, withTags);
+  if (!quiet) log(`seeding done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { phaseIds, withTags };
+}
+
+/** Statistics for the planner, and the visibility map for index-only counts, as autovacuum would leave them. */
+async function vacuumAnalyze(db, withTags) {
   await db.query('VACUUM ANALYZE stories, story_milestones, story_steps, tasks');
   if (withTags) await db.query('VACUUM ANALYZE tags, story_tags');
-  log(`seeding done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return { phaseIds, withTags };
+}
+
+/** BOARDS more projects of BOARD_STORIES stories each, for writes that do not queue for one board's lock. */
+async function seedBoards(db, key, userId) {
+  const started = Date.now();
+  const boards = [];
+  for (let n = 1; n <= BOARDS; n++) {
+    const projectId = await createProject(key, `Bench board ${n} of ${BOARDS}`, BOARD_STORIES);
+    const { phaseIds, withTags } = await seed(db, projectId, userId, BOARD_STORIES, {
+      vacuum: false,
+      quiet: true,
+    });
+    boards.push({ projectId, phaseIds });
+    if (n % 10 === 0 || n === BOARDS) log(`seeded board ${n} / ${BOARDS} (${BOARD_STORIES} stories each)`);
+    if (n === BOARDS) await vacuumAnalyze(db, withTags);
+  }
+  log(`${BOARDS} boards seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return boards;
 }
 
 /** One autocannon run; `overallRate` caps the requests a second (all connections together). */
@@ -217,45 +252,76 @@ function notOk(result) {
     .join(' ');
 }
 
-/** Busy CPU time of the whole machine so far, in ms (Linux /proc/stat: user..steal minus idle and iowait). */
-async function machineCpuMs() {
-  const stat = await readFile('/proc/stat', 'utf8').catch(() => undefined);
-  if (!stat) return undefined;
-  const [, ...ticks] = stat.split('\n')[0].trim().split(/\s+/).map(Number);
-  const [user, nice, system, , , irq, softirq, steal] = ticks;
-  return ((user + nice + system + irq + softirq + steal) * 1000) / 100; // USER_HZ is 100 on Linux
-}
-
 function optionValue(name) {
   const at = process.argv.indexOf(name);
   return at === -1 ? undefined : process.argv[at + 1];
 }
 
-// --reuse keeps the project of the previous --reuse run (same BENCH_STORIES) instead of seeding a new one: for
-// measuring one change after another without 40 s of seeding and a new 100,000-story project each time.
-async function seededProject() {
+// --reuse keeps the projects of the previous --reuse run (same BENCH_STORIES) instead of seeding new ones: for
+// measuring one change after another without the seeding and a new 100,000-story project each time.
+async function seededProjects() {
   const statePath = path.join(env('FLOWBOARD_HOME', '.flowboard'), `bench-project-${STORIES}.json`);
-  if (process.argv.includes('--reuse')) {
-    const saved = await readFile(statePath, 'utf8').then(JSON.parse, () => undefined);
-    if (saved) {
-      log(`reusing project ${saved.projectId} from ${statePath}`);
-      return saved;
-    }
-  }
+  const saved = process.argv.includes('--reuse')
+    ? await readFile(statePath, 'utf8').then(JSON.parse, () => undefined)
+    : undefined;
+  if (saved) log(`reusing project ${saved.projectId} from ${statePath}`);
+  if (saved?.boards?.length === BOARDS) return saved;
   const db = new pg.Client({ connectionString: DATABASE_URL, options: '-c search_path=boards' });
   await db.connect();
   try {
-    const { userId, keys, projectId } = await setUp();
-    const seeded = await seed(db, projectId, userId);
-    await writeFile(statePath, JSON.stringify({ keys, projectId, seeded }));
-    return { keys, projectId, seeded };
+    let state = saved;
+    if (!state) {
+      const { userId, keys, projectId } = await setUp();
+      state = { userId, keys, projectId, seeded: await seed(db, projectId, userId) };
+    }
+    // A state file from before the uncontended scenarios has no user id: the keys' owner is the user.
+    state.userId ??= (await api('/api/v1/me', { key: state.keys[0] })).id;
+    state.boards = await seedBoards(db, state.keys[0], state.userId);
+    await writeFile(statePath, JSON.stringify(state));
+    return state;
   } finally {
     await db.end();
   }
 }
 
+/** Change events the boards service has committed but not yet published: work a write left behind. */
+let backlogDb;
+async function outboxBacklog() {
+  if (!backlogDb) {
+    backlogDb = new pg.Client({ connectionString: DATABASE_URL, options: '-c search_path=boards' });
+    await backlogDb.connect();
+  }
+  const { rows } = await backlogDb.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+  return rows[0].n;
+}
+
+/**
+ * The boards service's board-lock histogram so far (flowboard_board_lock_held_seconds): how many transactions
+ * took a board's lock and how long they held it in all, in seconds; undefined when its metrics can't be read.
+ */
+async function boardLockHeld() {
+  const port = env('FLOWBOARD_BOARDS_METRICS_PORT', '9103');
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+    (res) => (res.ok ? res.text() : ''),
+    () => '',
+  );
+  const value = (name) => Number(text.match(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm'))?.[1] ?? NaN);
+  const count = value('flowboard_board_lock_held_seconds_count');
+  const sum = value('flowboard_board_lock_held_seconds_sum');
+  return Number.isNaN(count) || Number.isNaN(sum) ? undefined : { count, sum };
+}
+
+/** "name value, ..." of the largest entries, e.g. for CPU by process. */
+function describe(byName, format) {
+  return Object.entries(byName)
+    .filter(([name]) => name !== 'total')
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, value]) => `${name} ${format(value)}`)
+    .join(', ');
+}
+
 async function main() {
-  const { keys, projectId, seeded } = await seededProject();
+  const { keys, projectId, seeded, boards } = await seededProjects();
   const P = `/api/v1/projects/${projectId}`;
   const tags = seeded.withTags ? 'with=tags&' : '';
   // Tags are an enrichment only once the gateway knows it; without it the scenario measures the plain page.
@@ -281,8 +347,9 @@ async function main() {
     ],
     ['GET P/stories/{id} (random)', { path: () => `${P}/stories/${rand(STORIES)}` }],
     ['POST P/stories', { method: 'POST', path: `${P}/stories`, body: (i) => ({ text: `bench ${i}` }) }],
+    // Different stories of one board from every connection: each move queues for that board's lock.
     [
-      'PUT P/stories/{id} phase move (random)',
+      'PUT P/stories/{id} phase move, one board (contended)',
       {
         method: 'PUT',
         path: () => `${P}/stories/${rand(STORIES)}`,
@@ -324,6 +391,43 @@ async function main() {
         headers: () => ({ 'Idempotency-Key': `"${randomUUID()}"` }),
       },
     ],
+    // The same moves spread over BOARDS boards: what a write costs when it rarely waits for another's lock.
+    [
+      `PUT P/stories/{id} phase move, ${BOARDS} boards (uncontended)`,
+      {
+        method: 'PUT',
+        path: (i) => {
+          const board = boards[i % boards.length];
+          return `/api/v1/projects/${board.projectId}/stories/${rand(BOARD_STORIES)}`;
+        },
+        body: (i) => ({ phase: boards[i % boards.length].phaseIds[1 + (Math.floor(i / boards.length) % 3)] }),
+      },
+    ],
+    [
+      `POST P/stories, ${BOARDS} boards (uncontended)`,
+      {
+        method: 'POST',
+        path: (i) => `/api/v1/projects/${boards[i % boards.length].projectId}/stories`,
+        body: (i) => ({ text: `bench ${i}` }),
+      },
+    ],
+    // Children of random stories of the big board: a task or a comment locks its story, not the board.
+    [
+      'POST P/stories/{id}/tasks (random story)',
+      {
+        method: 'POST',
+        path: () => `${P}/stories/${rand(STORIES)}/tasks`,
+        body: (i) => ({ text: `task ${i}` }),
+      },
+    ],
+    [
+      'POST P/stories/{id}/comments (random story)',
+      {
+        method: 'POST',
+        path: () => `${P}/stories/${rand(STORIES)}/comments`,
+        body: (i) => ({ text: `comment ${i}` }),
+      },
+    ],
   ];
   const only = optionValue('--only');
   const chosen = only
@@ -332,34 +436,66 @@ async function main() {
         .map((n) => scenarios[Number(n) - 1])
         .filter(Boolean)
     : scenarios;
+  // What the stack costs at rest, process by process: subtracted from the work a scenario leaves behind.
+  await waitUntilQuiet({ restingRate: 300, pending: outboxBacklog });
+  const resting = await restingRates(STACK_HOME);
+  log(`at rest: ${resting.total.toFixed(0)} CPU ms/s (${describe(resting, (ms) => ms.toFixed(0))})`);
+  // A scenario starts when the previous one's work (outbox relays, Kafka, consumers) is done.
+  const settle = () => waitUntilQuiet({ restingRate: resting.total, pending: outboxBacklog });
   const rows = [];
+  const perProcess = [];
   for (const [title, options] of chosen) {
+    await settle();
     log(`warm-up: ${title}`);
     await run(title, { keys, ...options, duration: WARMUP });
+    await settle();
     log(
       `measuring: ${title} (${options.connections ?? CONNECTIONS} connections, ${options.duration ?? DURATION} s)`,
     );
-    const cpuBefore = await machineCpuMs();
+    const [start, lockBefore] = await Promise.all([cpuSnapshot(STACK_HOME), boardLockHeld()]);
     const { result } = await run(title, { keys, ...options });
-    const cpuMs = (await machineCpuMs()) - cpuBefore;
+    const [end, lockAfter] = await Promise.all([cpuSnapshot(STACK_HOME), boardLockHeld()]);
+    // The board lock: how long each transaction that took it held it, and how much of the window it was held.
+    const locks = lockBefore && lockAfter && lockAfter.count - lockBefore.count;
+    const lockSeconds = locks ? lockAfter.sum - lockBefore.sum : 0;
+    // The work the requests left behind, measured until the stack is quiet again.
+    const { quiet, busyMs } = await settle();
+    const window = cpuBetween(start, end);
+    const deferred = deferredCpu(end, await cpuSnapshot(STACK_HOME), resting);
+    if (!quiet) log(`  the stack was still busy ${(busyMs / 1000).toFixed(0)} s after the scenario`);
+    const requests = result.requests.total;
+    const perRequest = (ms) => (ms / requests).toFixed(2);
     rows.push({
       scenario: title,
       'req/s': Math.round(result.requests.average),
       'p50 ms': result.latency.p50,
       'p97.5 ms': result.latency.p97_5,
       'p99 ms': result.latency.p99,
-      requests: result.requests.total,
+      requests,
       errors: result.errors + result.timeouts + result.non2xx,
       'not 2xx': notOk(result),
       // What one request costs the whole machine (every service, the databases and this load generator), which
-      // queueing does not blur: the figure to compare between runs on a noisy host.
-      'CPU ms/req': cpuMs === undefined ? '-' : (cpuMs / result.requests.total).toFixed(2),
+      // queueing does not blur: the figure to compare between runs on a noisy host. It counts the work done
+      // after the measured window for the requests made in it (`deferred`, e.g. events relayed and consumed).
+      'CPU ms/req': perRequest(window.total + deferred.total),
+      'in window': perRequest(window.total),
+      deferred: perRequest(deferred.total),
+      'deferred s': (busyMs / 1000).toFixed(1),
+      'lock ms': locks ? ((lockSeconds * 1000) / locks).toFixed(2) : '-',
+      'lock held %': locks ? ((lockSeconds * 100) / ((end.at - start.at) / 1000)).toFixed(0) : '-',
     });
+    const row = { scenario: title };
+    for (const name of Object.keys(window)) row[name] = perRequest(window[name] + (deferred[name] ?? 0));
+    perProcess.push(row);
   }
   console.log(
     `\nFlowboard board API, ${STORIES.toLocaleString('en')} stories, ${CONNECTIONS} connections, ${DURATION} s per scenario`,
   );
   console.table(rows);
+  console.log(
+    'CPU ms per request by process (in the window and deferred; `other`: the rest of the machine):',
+  );
+  console.table(perProcess);
   // The issue's targets next to what was measured (rows in the order of `scenarios`). A scenario with errors
   // measured something else (429s and timeouts have their own latency): its figures are flagged, not compared.
   const [page1, page900, , , single] = rows;
@@ -402,6 +538,7 @@ async function main() {
       );
     }
   }
+  await backlogDb?.end();
 }
 
 main().catch((err) => {

@@ -6,6 +6,7 @@ import {
   createGrpcServer,
   createLogger,
   createMetricsRegistry,
+  histogram,
   metricsEndpoint,
   observePool,
   settlesWithin,
@@ -75,7 +76,14 @@ export function createApp(
     host: config.GRPC_HOST,
     logger,
   });
-  const store = createBoardsStore(pool, config.DB_SCHEMA);
+  const boardLockHeld = histogram(metrics, {
+    name: 'flowboard_board_lock_held_seconds',
+    help: "How long a write held its board's row lock, from taking it to its transaction's end: it bounds a board's writes a second",
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  });
+  const store = createBoardsStore(pool, config.DB_SCHEMA, {
+    onBoardLockReleased: (seconds) => boardLockHeld.observe(seconds),
+  });
 
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'boards', logger });
   const publisher = createLazyTopicPublisher(kafka);

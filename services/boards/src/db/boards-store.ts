@@ -1,4 +1,4 @@
-import type { Pool } from '@flowboard/pg-kit';
+import { withTransaction, type Pool, type Queryable } from '@flowboard/pg-kit';
 import { commentRepository } from '../comments/db/comment-repository';
 import { storyHistoryRepository } from '../history/db/story-history-repository';
 import { boardRepository } from '../phases/db/board-repository';
@@ -13,10 +13,18 @@ import { taskRepository } from '../tasks/db/task-repository';
  * The PostgreSQL store of the boards schema: every slice's repositories, on the pool and on one transaction's
  * client. One store for all, because a use case's transaction may span aggregates (a new story with its
  * tasks, tags and first history rows); each slice's use cases see it through their own narrower `Store<...>`.
+ *
+ * `onBoardLockReleased` hears how long each transaction that took its board's row lock held it (from the lock to
+ * the transaction's end, in seconds): every write of a board waits for that lock, so its hold time bounds the
+ * board's writes a second.
  */
-export function createBoardsStore(pool: Pool, schema: string) {
-  return createStore(pool, (db) => ({
-    boards: boardRepository(db),
+export function createBoardsStore(
+  pool: Pool,
+  schema: string,
+  options: { onBoardLockReleased?: (heldSeconds: number) => void } = {},
+) {
+  const repositories = (db: Queryable, onBoardLocked?: () => void) => ({
+    boards: boardRepository(db, onBoardLocked),
     outbox: outboxRepository(db, schema),
     phases: phaseRepository(db),
     stories: storyRepository(db),
@@ -24,7 +32,22 @@ export function createBoardsStore(pool: Pool, schema: string) {
     tasks: taskRepository(db),
     comments: commentRepository(db),
     tags: tagRepository(db),
-  }));
+  });
+  const store = createStore(pool, repositories);
+  const { onBoardLockReleased } = options;
+  if (!onBoardLockReleased) return store;
+  return {
+    ...store,
+    async transaction<T>(work: (tx: ReturnType<typeof repositories>) => Promise<T>): Promise<T> {
+      let lockedAt: bigint | undefined;
+      const locked = () => void (lockedAt ??= process.hrtime.bigint());
+      try {
+        return await withTransaction(pool, (client) => work(repositories(client, locked)));
+      } finally {
+        if (lockedAt !== undefined) onBoardLockReleased(Number(process.hrtime.bigint() - lockedAt) / 1e9);
+      }
+    },
+  };
 }
 
 export type BoardsStore = ReturnType<typeof createBoardsStore>;

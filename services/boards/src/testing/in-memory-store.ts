@@ -68,6 +68,14 @@ export function fakeStore() {
   const tasks: TaskRecord[] = [];
   const comments: CommentRecord[] = [];
   let nextChildId = 500;
+  /** The position below the phase's last story, as the repository's insert and 'bottom' update place it. */
+  const bottomOf = (projectId: number, phaseId: number) =>
+    Math.max(
+      0,
+      ...stories
+        .filter((s) => s.projectId === projectId && s.phase.id === phaseId)
+        .map((s) => s.boardPosition),
+    ) + 1;
   const storyExists = (projectId: number, storyId: number) =>
     stories.some((s) => s.projectId === projectId && s.id === storyId);
   const ofStory = <T extends { projectId: number; storyId: number }>(all: T[], p: number, s: number) =>
@@ -182,14 +190,11 @@ export function fakeStore() {
       },
     },
     stories: {
-      async nextBoardPosition(projectId, phaseId) {
-        const inPhase = stories.filter((s) => s.projectId === projectId && s.phase.id === phaseId);
-        return Math.max(0, ...inPhase.map((s) => s.boardPosition)) + 1;
-      },
       async insert(story) {
         const phase = phases.find((p) => p.id === story.phaseId)!;
         const record: StoryRecord = {
           ...story,
+          boardPosition: bottomOf(story.projectId, story.phaseId),
           blockedReason: null,
           phase: { id: phase.id, name: phase.name },
           createdAt: now,
@@ -204,14 +209,22 @@ export function fakeStore() {
       async findMany(projectId, storyIds) {
         return stories.filter((s) => s.projectId === projectId && storyIds.includes(s.id));
       },
-      async findForUpdate(projectId, storyId) {
+      async findForUpdate(projectId, storyId, movingTo) {
         const story = stories.find((s) => s.projectId === projectId && s.id === storyId);
         if (!story) return undefined;
         const own = phases.filter((p) => p.projectId === projectId);
         const phasePosition = own.find((p) => p.id === story.phase.id)!.position;
         // A copy, as a database read is: the use cases compare it with the story after their update.
         const copy = { ...story, phase: { ...story.phase } };
-        return { story: copy, phasePosition, lastPosition: Math.max(...own.map((p) => p.position)) };
+        const target = own.find((p) => p.id === movingTo);
+        return {
+          story: copy,
+          phasePosition,
+          lastPosition: Math.max(...own.map((p) => p.position)),
+          ...(movingTo === undefined
+            ? {}
+            : { target: target ? { id: target.id, position: target.position } : null }),
+        };
       },
       async list(projectId, query) {
         const own = stories.filter((s) => s.projectId === projectId);
@@ -220,8 +233,9 @@ export function fakeStore() {
       async update(projectId, storyId, values) {
         const story = stories.find((s) => s.projectId === projectId && s.id === storyId)!;
         const phase = phases.find((p) => p.id === values.phaseId)!;
-        const { phaseId, ...rest } = values;
+        const { phaseId, boardPosition, ...rest } = values;
         const moved = phaseId !== story.phase.id;
+        story.boardPosition = boardPosition === 'bottom' ? bottomOf(projectId, phaseId) : boardPosition;
         const before = story.version;
         applyWrite(story, { ...rest, phase: { id: phase.id, name: phase.name } }, STORY_SHOWN);
         // A move changes a shown field too (the phase): one change with the rest.
@@ -251,17 +265,13 @@ export function fakeStore() {
       },
     },
     history: {
-      async openMilestone({ projectId, storyId, phaseId }) {
+      async open({ projectId, storyId, phaseId, stepType }) {
         milestones.push({ projectId, storyId, phaseId });
+        steps.push({ projectId, storyId, type: stepType });
       },
-      async openStep({ projectId, storyId, type }) {
-        steps.push({ projectId, storyId, type });
-      },
-      async moveMilestone({ projectId, storyId, phaseId }) {
-        milestones.push({ projectId, storyId, phaseId });
-      },
-      async changeStep({ projectId, storyId, type }) {
-        steps.push({ projectId, storyId, type });
+      async transition({ projectId, storyId, phaseId, stepType }) {
+        if (phaseId !== undefined) milestones.push({ projectId, storyId, phaseId });
+        if (stepType !== undefined) steps.push({ projectId, storyId, type: stepType });
       },
     },
     tasks: {

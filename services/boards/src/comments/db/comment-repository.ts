@@ -62,11 +62,13 @@ export function commentRepository(db: Queryable): CommentRepository {
       findOne(`${BY_ID} FOR UPDATE`, [projectId, storyId, commentId]),
 
     async insert(comment) {
-      const result = await db.query<CommentRow>(
-        `INSERT INTO comments (project_id, story_id, author_id, text) VALUES ($1, $2, $3, $4)
+      // Named: prepared once per connection, as every new comment runs it.
+      const result = await db.query<CommentRow>({
+        name: 'boards-comment-insert',
+        text: `INSERT INTO comments (project_id, story_id, author_id, text) VALUES ($1, $2, $3, $4)
          RETURNING ${COLUMNS}`,
-        [comment.projectId, comment.storyId, comment.authorId, comment.text],
-      );
+        values: [comment.projectId, comment.storyId, comment.authorId, comment.text],
+      });
       return toCommentRecord(result.rows[0] as CommentRow);
     },
 

@@ -7,12 +7,24 @@ import type { StepType } from '../../phases/domain/phases';
  */
 
 export interface StoryHistoryRepository {
-  openMilestone(entry: { projectId: number; storyId: number; phaseId: number; at: Date }): Promise<void>;
-  openStep(entry: { projectId: number; storyId: number; type: StepType; at: Date }): Promise<void>;
-  /** Closes the open milestone and opens one in `phaseId`, both at the transaction's time. */
-  moveMilestone(entry: { projectId: number; storyId: number; phaseId: number }): Promise<void>;
-  /** Closes the open step and opens one of `type`, both at the transaction's time. */
-  changeStep(entry: { projectId: number; storyId: number; type: StepType }): Promise<void>;
+  /** A new story's first milestone (in `phaseId`) and first step (of `stepType`), both from `at`. */
+  open(entry: {
+    projectId: number;
+    storyId: number;
+    phaseId: number;
+    stepType: StepType;
+    at: Date;
+  }): Promise<void>;
+  /**
+   * With `phaseId`, closes the open milestone and opens one in that phase; with `stepType`, closes the open step
+   * and opens one of that type; all at the transaction's time. Nothing without either.
+   */
+  transition(entry: {
+    projectId: number;
+    storyId: number;
+    phaseId?: number;
+    stepType?: StepType;
+  }): Promise<void>;
 }
 
 export interface MilestoneRecord {

@@ -1,7 +1,8 @@
 import type { Queryable } from '@flowboard/pg-kit';
 import type { BoardRepository } from '../application/ports';
 
-export function boardRepository(db: Queryable): BoardRepository {
+/** `onLocked` is called when a statement has taken the board's row lock (for the lock's hold time). */
+export function boardRepository(db: Queryable, onLocked?: () => void): BoardRepository {
   return {
     async insertIfAbsent(projectId) {
       const result = await db.query(
@@ -14,16 +15,26 @@ export function boardRepository(db: Queryable): BoardRepository {
     },
 
     async allocateStoryId(projectId) {
-      const result = await db.query<{ last_story_id: number }>(
-        'UPDATE boards SET last_story_id = last_story_id + 1 WHERE project_id = $1 RETURNING last_story_id',
-        [projectId],
-      );
-      return result.rows[0]?.last_story_id;
+      // Named (prepared once per connection), as every create runs it; so is lock, which every update runs.
+      const result = await db.query<{ last_story_id: number }>({
+        name: 'boards-allocate-story-id',
+        text: 'UPDATE boards SET last_story_id = last_story_id + 1 WHERE project_id = $1 RETURNING last_story_id',
+        values: [projectId],
+      });
+      const id = result.rows[0]?.last_story_id;
+      if (id !== undefined) onLocked?.();
+      return id;
     },
 
     async lock(projectId) {
-      const result = await db.query('SELECT 1 FROM boards WHERE project_id = $1 FOR UPDATE', [projectId]);
-      return result.rowCount === 1;
+      const result = await db.query({
+        name: 'boards-lock',
+        text: 'SELECT 1 FROM boards WHERE project_id = $1 FOR UPDATE',
+        values: [projectId],
+      });
+      if (result.rowCount !== 1) return false;
+      onLocked?.();
+      return true;
     },
 
     async deleteProject(projectId, eventId) {

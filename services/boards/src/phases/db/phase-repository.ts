@@ -61,13 +61,15 @@ export function phaseRepository(db: Queryable): PhaseRepository {
 
     async findPlacement(projectId, phaseId) {
       const byId = phaseId !== 'backlog';
-      const result = await db.query<PhaseRow & { last_position: number }>(
-        `SELECT ${COLUMNS},
+      // Named (prepared once per connection), as every create runs one of the two.
+      const result = await db.query<PhaseRow & { last_position: number }>({
+        name: byId ? 'boards-phase-placement' : 'boards-backlog-placement',
+        text: `SELECT ${COLUMNS},
                 (SELECT max(position) FROM phases last WHERE last.project_id = p.project_id) AS last_position
          FROM phases p
          WHERE p.project_id = $1 AND ${byId ? 'p.id = $2' : 'p.position = 0'}`,
-        byId ? [projectId, phaseId] : [projectId],
-      );
+        values: byId ? [projectId, phaseId] : [projectId],
+      });
       const row = result.rows[0];
       return row ? { phase: toPhaseRecord(row), lastPosition: row.last_position } : undefined;
     },

@@ -71,7 +71,6 @@ export function makeCreateStory(store: StoriesStore, signal: OutboxSignal = noSi
         });
       }
       const status = statusForPhasePosition(placement.phase.position, placement.lastPosition);
-      const boardPosition = await tx.stories.nextBoardPosition(projectId, placement.phase.id);
 
       const story = await tx.stories.insert({
         projectId,
@@ -79,20 +78,14 @@ export function makeCreateStory(store: StoriesStore, signal: OutboxSignal = noSi
         ...fields,
         status,
         phaseId: placement.phase.id,
-        boardPosition,
         creatorId,
         ownerId,
       });
-      await tx.history.openMilestone({
+      await tx.history.open({
         projectId,
         storyId: id,
         phaseId: placement.phase.id,
-        at: story.createdAt,
-      });
-      await tx.history.openStep({
-        projectId,
-        storyId: id,
-        type: stepTypeForStatus(status),
+        stepType: stepTypeForStatus(status),
         at: story.createdAt,
       });
       const change = { projectId, storyId: id, actorId: creatorId };

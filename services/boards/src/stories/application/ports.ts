@@ -36,8 +36,8 @@ export interface NewStoryRecord {
   priority: string;
   color: StoryColor;
   status: StoryStatus;
+  /** The story goes below the phase's last story (placed by the insert itself, under the board row lock). */
   phaseId: number;
-  boardPosition: number;
   creatorId: number;
   ownerId: number | null;
   deadline: Date | null;
@@ -71,23 +71,31 @@ export interface StoryWrite {
   status: StoryStatus;
   blockedReason: string | null;
   phaseId: number;
-  boardPosition: number;
+  /** 'bottom': below the last story of `phaseId`, placed by the update itself (call under the board row lock). */
+  boardPosition: number | 'bottom';
   ownerId: number | null;
   deadline: Date | null;
 }
 
+export interface LockedStory {
+  story: StoryRecord;
+  phasePosition: number;
+  lastPosition: number;
+  /** The phase a move goes to, when one was asked for: null when it is not one of the project's. */
+  target?: { id: number; position: number } | null;
+}
+
 export interface StoryRepository {
-  /** The position just below the phase's last story. Call under the board row lock. */
-  nextBoardPosition(projectId: number, phaseId: number): Promise<number>;
+  /** Inserts the story below its phase's last one. Call under the board row lock. */
   insert(story: NewStoryRecord): Promise<StoryRecord>;
   find(projectId: number, storyId: number): Promise<StoryRecord | undefined>;
   /** Those of `storyIds` that exist, in no particular order. */
   findMany(projectId: number, storyIds: readonly number[]): Promise<StoryRecord[]>;
-  /** The story locked for update (FOR UPDATE), with its phase's position. */
-  findForUpdate(
-    projectId: number,
-    storyId: number,
-  ): Promise<{ story: StoryRecord; phasePosition: number; lastPosition: number } | undefined>;
+  /**
+   * The story locked for update (FOR UPDATE), with its phase's position and the board's last position; with
+   * `movingTo`, also that phase's position (`target`, null when the project has no such phase).
+   */
+  findForUpdate(projectId: number, storyId: number, movingTo?: number): Promise<LockedStory | undefined>;
   /** A page in board order (phase position, board position) and the exact number of matches. */
   list(projectId: number, query: StoryQuery): Promise<{ stories: StoryRecord[]; total: number }>;
   update(projectId: number, storyId: number, write: StoryWrite): Promise<StoryRecord>;

@@ -118,7 +118,7 @@ export async function applyStoryChanges(
   actorId: number,
   expectedVersion?: number,
 ): Promise<StoryRecord | undefined> {
-  const found = await tx.stories.findForUpdate(projectId, storyId);
+  const found = await tx.stories.findForUpdate(projectId, storyId, changes.phaseId);
   if (!found) return undefined;
   const { story } = found;
   requireVersion('Story', story.id, story.version, expectedVersion);
@@ -126,8 +126,7 @@ export async function applyStoryChanges(
 
   let move: { phaseId: number; position: number; lastPosition: number } | undefined;
   if (changes.phaseId !== undefined && changes.phaseId !== story.phase.id) {
-    const placement = await tx.phases.findPlacement(projectId, changes.phaseId);
-    if (!placement) {
+    if (!found.target) {
       throw new DomainError(
         'InvalidArgument',
         `Invalid phase: no phase ${changes.phaseId} in this project.`,
@@ -136,11 +135,7 @@ export async function applyStoryChanges(
         },
       );
     }
-    move = {
-      phaseId: placement.phase.id,
-      position: placement.phase.position,
-      lastPosition: placement.lastPosition,
-    };
+    move = { phaseId: found.target.id, position: found.target.position, lastPosition: found.lastPosition };
   }
   const status = nextStatus(
     { status: story.status, blockedReason: story.blockedReason },
@@ -160,15 +155,17 @@ export async function applyStoryChanges(
     status: status.status,
     blockedReason: status.blockedReason,
     phaseId: move?.phaseId ?? story.phase.id,
-    boardPosition: move ? await tx.stories.nextBoardPosition(projectId, move.phaseId) : story.boardPosition,
+    boardPosition: move ? 'bottom' : story.boardPosition,
     ownerId: changes.ownerId === undefined ? story.ownerId : changes.ownerId,
     deadline: changes.deadline === undefined ? story.deadline : changes.deadline,
   };
   const updated = await tx.stories.update(projectId, storyId, write);
-  if (move) await tx.history.moveMilestone({ projectId, storyId, phaseId: move.phaseId });
-  if (status.status !== previousStatus) {
-    await tx.history.changeStep({ projectId, storyId, type: stepTypeForStatus(status.status) });
-  }
+  await tx.history.transition({
+    projectId,
+    storyId,
+    phaseId: move?.phaseId,
+    stepType: status.status !== previousStatus ? stepTypeForStatus(status.status) : undefined,
+  });
   const resource = toStoryMessage(updated);
   for (const type of storyUpdateEvents(story, updated))
     await publishStoryChange(tx.outbox, { projectId, storyId, actorId, type, resource });

@@ -51,26 +51,22 @@ export const toStoryRecord = (row: StoryRow): StoryRecord => ({
 
 export function storyRepository(db: Queryable): StoryRepository {
   return {
-    async nextBoardPosition(projectId, phaseId) {
-      // A backward scan of stories_board_order_key: one index entry read.
-      const result = await db.query<{ next: number }>(
-        `SELECT coalesce(max(board_position), 0) + 1 AS next FROM stories WHERE project_id = $1 AND phase_id = $2`,
-        [projectId, phaseId],
-      );
-      return result.rows[0]?.next ?? 1;
-    },
-
     async insert(story) {
       try {
-        const result = await db.query<StoryRow>(
-          `WITH inserted AS (
+        // Named: prepared once per connection, as every create runs it. The position is found in the statement (a
+        // backward scan of stories_board_order_key, one index entry read) rather than by a query of its own: one
+        // round trip less under the board lock.
+        const result = await db.query<StoryRow>({
+          name: 'boards-story-insert',
+          text: `WITH inserted AS (
              INSERT INTO stories (project_id, id, text, details, size, priority, color, status, phase_id,
                                   board_position, creator_id, owner_id, deadline)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce(max(board_position), 0) + 1, $10, $11, $12
+             FROM stories WHERE project_id = $1 AND phase_id = $9
              RETURNING *
            )
            SELECT ${COLUMNS} FROM inserted s JOIN phases p ON p.id = s.phase_id`,
-          [
+          values: [
             story.projectId,
             story.id,
             story.text,
@@ -80,12 +76,11 @@ export function storyRepository(db: Queryable): StoryRepository {
             story.color,
             story.status,
             story.phaseId,
-            story.boardPosition,
             story.creatorId,
             story.ownerId,
             story.deadline,
           ],
-        );
+        });
         const row = result.rows[0];
         if (!row) throw new Error('story insert returned no row');
         return toStoryRecord(row);
@@ -131,19 +126,39 @@ export function storyRepository(db: Queryable): StoryRepository {
       return result.rows.map(toStoryRecord);
     },
 
-    async findForUpdate(projectId, storyId) {
-      const result = await db.query<StoryRow & { phase_position: number; last_position: number }>(
-        `SELECT ${COLUMNS}, p.position AS phase_position,
-                (SELECT max(position) FROM phases l WHERE l.project_id = s.project_id) AS last_position
+    async findForUpdate(projectId, storyId, movingTo) {
+      // Named: prepared once per connection, as every update and move runs it. The phase a move goes to comes in
+      // the same statement (one round trip less under the board lock); $3 is NULL when nothing moves.
+      const result = await db.query<
+        StoryRow & {
+          phase_position: number;
+          last_position: number;
+          target_id: number | null;
+          target_position: number | null;
+        }
+      >({
+        name: 'boards-story-find-for-update',
+        text: `SELECT ${COLUMNS}, p.position AS phase_position,
+                (SELECT max(position) FROM phases l WHERE l.project_id = s.project_id) AS last_position,
+                t.id AS target_id, t.position AS target_position
          FROM stories s JOIN phases p ON p.id = s.phase_id
+              LEFT JOIN phases t ON t.project_id = s.project_id AND t.id = $3::bigint
          WHERE s.project_id = $1 AND s.id = $2
          FOR UPDATE OF s`,
-        [projectId, storyId],
-      );
+        values: [projectId, storyId, movingTo ?? null],
+      });
       const row = result.rows[0];
-      return row
-        ? { story: toStoryRecord(row), phasePosition: row.phase_position, lastPosition: row.last_position }
-        : undefined;
+      if (!row) return undefined;
+      const target =
+        row.target_id === null || row.target_position === null
+          ? null
+          : { id: row.target_id, position: row.target_position };
+      return {
+        story: toStoryRecord(row),
+        phasePosition: row.phase_position,
+        lastPosition: row.last_position,
+        ...(movingTo === undefined ? {} : { target }),
+      };
     },
 
     async list(projectId, query) {
@@ -209,16 +224,22 @@ export function storyRepository(db: Queryable): StoryRepository {
 
     async update(projectId, storyId, write) {
       try {
-        const result = await db.query<StoryRow>(
-          `WITH updated AS (
+        // Named: prepared once per connection, as every update and move runs it. A NULL position ('bottom') is
+        // found in the statement, below the new phase's last story: one round trip less under the board lock.
+        const result = await db.query<StoryRow>({
+          name: 'boards-story-update',
+          text: `WITH updated AS (
              UPDATE stories SET text = $3, details = $4, size = $5, priority = $6, color = $7, status = $8,
-                    blocked_reason = $9, phase_id = $10, board_position = $11, owner_id = $12, deadline = $13,
-                    updated_at = now()
+                    blocked_reason = $9, phase_id = $10,
+                    board_position = coalesce($11::bigint, (
+                      SELECT coalesce(max(b.board_position), 0) + 1 FROM stories b
+                      WHERE b.project_id = $1 AND b.phase_id = $10)),
+                    owner_id = $12, deadline = $13, updated_at = now()
              WHERE project_id = $1 AND id = $2
              RETURNING *
            )
            SELECT ${COLUMNS} FROM updated s JOIN phases p ON p.id = s.phase_id`,
-          [
+          values: [
             projectId,
             storyId,
             write.text,
@@ -229,11 +250,11 @@ export function storyRepository(db: Queryable): StoryRepository {
             write.status,
             write.blockedReason,
             write.phaseId,
-            write.boardPosition,
+            write.boardPosition === 'bottom' ? null : write.boardPosition,
             write.ownerId,
             write.deadline,
           ],
-        );
+        });
         const row = result.rows[0];
         if (!row) throw new DomainError('NotFound', 'Story not found');
         return toStoryRecord(row);

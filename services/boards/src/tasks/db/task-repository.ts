@@ -34,10 +34,12 @@ const toTaskRecord = (row: TaskRow): TaskRecord => ({
 export function taskRepository(db: Queryable): TaskRepository {
   return {
     async lockStory(projectId, storyId) {
-      const result = await db.query(
-        'SELECT 1 FROM stories WHERE project_id = $1 AND id = $2 FOR NO KEY UPDATE',
-        [projectId, storyId],
-      );
+      // Named (prepared once per connection), as every task and comment write runs it; so is append.
+      const result = await db.query({
+        name: 'boards-story-lock',
+        text: 'SELECT 1 FROM stories WHERE project_id = $1 AND id = $2 FOR NO KEY UPDATE',
+        values: [projectId, storyId],
+      });
       return result.rowCount === 1;
     },
 
@@ -76,14 +78,15 @@ export function taskRepository(db: Queryable): TaskRepository {
     },
 
     async append(projectId, storyId, write) {
-      const result = await db.query<TaskRow>(
-        `INSERT INTO tasks (project_id, story_id, text, status, position, finished_at, finished_by)
+      const result = await db.query<TaskRow>({
+        name: 'boards-task-append',
+        text: `INSERT INTO tasks (project_id, story_id, text, status, position, finished_at, finished_by)
          VALUES ($1, $2, $3, $4,
                  (SELECT coalesce(max(position), 0) + 1 FROM tasks WHERE project_id = $1 AND story_id = $2),
                  $5, $6)
          RETURNING ${COLUMNS}`,
-        [projectId, storyId, write.text, write.status, write.finishedAt, write.finishedBy],
-      );
+        values: [projectId, storyId, write.text, write.status, write.finishedAt, write.finishedBy],
+      });
       return toTaskRecord(result.rows[0] as TaskRow);
     },
 
