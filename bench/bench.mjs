@@ -296,19 +296,38 @@ async function outboxBacklog() {
 }
 
 /**
- * The boards service's board-lock histogram so far (flowboard_board_lock_held_seconds): how many transactions
- * took a board's lock and how long they held it in all, in seconds; undefined when its metrics can't be read.
+ * A histogram of a service's /metrics, summed over all its series (every route, method and status): how many
+ * observations so far and their total in seconds; undefined when the metrics can't be read.
  */
-async function boardLockHeld() {
-  const port = env('FLOWBOARD_BOARDS_METRICS_PORT', '9103');
+async function histogramTotals(port, name) {
   const text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
     (res) => (res.ok ? res.text() : ''),
     () => '',
   );
-  const value = (name) => Number(text.match(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm'))?.[1] ?? NaN);
-  const count = value('flowboard_board_lock_held_seconds_count');
-  const sum = value('flowboard_board_lock_held_seconds_sum');
-  return Number.isNaN(count) || Number.isNaN(sum) ? undefined : { count, sum };
+  const total = (suffix) =>
+    [...text.matchAll(new RegExp(`^${name}_${suffix}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0,
+    );
+  return text.includes(`${name}_count`) ? { count: total('count'), sum: total('sum') } : undefined;
+}
+
+/**
+ * Where a request's wall time goes, as the services measure it: the gateway's whole answer, the boards service's
+ * gRPC handling (its part of it, waiting for the board lock included), and the board lock's holds
+ * (flowboard_board_lock_held_seconds: from taking the lock to the transaction's end).
+ */
+const timings = () =>
+  Promise.all([
+    histogramTotals(env('FLOWBOARD_GATEWAY_METRICS_PORT', '9101'), 'flowboard_http_request_duration_seconds'),
+    histogramTotals(env('FLOWBOARD_BOARDS_METRICS_PORT', '9103'), 'flowboard_grpc_server_handling_seconds'),
+    histogramTotals(env('FLOWBOARD_BOARDS_METRICS_PORT', '9103'), 'flowboard_board_lock_held_seconds'),
+  ]);
+
+/** The mean of the observations between two readings of a histogram, in ms ('-' when none or unreadable). */
+function meanMs(before, after) {
+  const count = before && after ? after.count - before.count : 0;
+  return count > 0 ? (((after.sum - before.sum) * 1000) / count).toFixed(2) : '-';
 }
 
 /** "name value, ..." of the largest entries, e.g. for CPU by process. */
@@ -452,12 +471,13 @@ async function main() {
     log(
       `measuring: ${title} (${options.connections ?? CONNECTIONS} connections, ${options.duration ?? DURATION} s)`,
     );
-    const [start, lockBefore] = await Promise.all([cpuSnapshot(STACK_HOME), boardLockHeld()]);
+    const [start, timed] = await Promise.all([cpuSnapshot(STACK_HOME), timings()]);
     const { result } = await run(title, { keys, ...options });
-    const [end, lockAfter] = await Promise.all([cpuSnapshot(STACK_HOME), boardLockHeld()]);
-    // The board lock: how long each transaction that took it held it, and how much of the window it was held.
-    const locks = lockBefore && lockAfter && lockAfter.count - lockBefore.count;
-    const lockSeconds = locks ? lockAfter.sum - lockBefore.sum : 0;
+    const [end, timedAfter] = await Promise.all([cpuSnapshot(STACK_HOME), timings()]);
+    const [gatewayMs, boardsMs, lockMs] = timed.map((before, i) => meanMs(before, timedAfter[i]));
+    // How much of the window a board lock was held: the holds' total over the window's length.
+    const [lockBefore, lockAfter] = [timed[2], timedAfter[2]];
+    const lockSeconds = lockBefore && lockAfter ? lockAfter.sum - lockBefore.sum : 0;
     // The work the requests left behind, measured until the stack is quiet again.
     const { quiet, busyMs } = await settle();
     const window = cpuBetween(start, end);
@@ -481,8 +501,10 @@ async function main() {
       'in window': perRequest(window.total),
       deferred: perRequest(deferred.total),
       'deferred s': (busyMs / 1000).toFixed(1),
-      'lock ms': locks ? ((lockSeconds * 1000) / locks).toFixed(2) : '-',
-      'lock held %': locks ? ((lockSeconds * 100) / ((end.at - start.at) / 1000)).toFixed(0) : '-',
+      'gateway ms': gatewayMs,
+      'boards ms': boardsMs,
+      'lock ms': lockMs,
+      'lock held %': lockMs === '-' ? '-' : ((lockSeconds * 100) / ((end.at - start.at) / 1000)).toFixed(0),
     });
     const row = { scenario: title };
     for (const name of Object.keys(window)) row[name] = perRequest(window[name] + (deferred[name] ?? 0));

@@ -12,5 +12,5 @@ source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
 source "$FLOWBOARD_HOME/infra.env"
 export GATEWAY_URL="http://127.0.0.1:$FLOWBOARD_GATEWAY_PORT"
 http_ok "$GATEWAY_URL/readyz" || die "the gateway at $GATEWAY_URL is not ready: run 'npm start' first"
-export BOARDS_DATABASE_URL FLOWBOARD_HOME FLOWBOARD_BOARDS_METRICS_PORT
+export BOARDS_DATABASE_URL FLOWBOARD_HOME FLOWBOARD_BOARDS_METRICS_PORT FLOWBOARD_GATEWAY_METRICS_PORT
 exec node "$REPO/bench/bench.mjs" "$@"
