@@ -121,6 +121,8 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
+  /** Woken during a pass: what committed after the pass read the outbox is published by a pass right after it. */
+  private wokenDuringPass = false;
   private readonly table: string;
   private readonly intervalMs: number;
   private readonly batchSize: number;
@@ -163,7 +165,9 @@ export class OutboxRelay {
    * that request. A plain function, so it can be handed to use cases as their `signal`.
    */
   readonly wake: () => void = AsyncResource.bind(() => {
-    if (!this.stopped && !this.running) this.schedule(0);
+    if (this.stopped) return;
+    if (this.running) this.wokenDuringPass = true;
+    else this.schedule(0);
   });
 
   async stop(): Promise<void> {
@@ -185,6 +189,7 @@ export class OutboxRelay {
   private schedule(delay: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
+      this.wokenDuringPass = false;
       this.running = this.drain()
         .then(
           () => undefined,
@@ -192,7 +197,7 @@ export class OutboxRelay {
         )
         .finally(() => {
           this.running = undefined;
-          if (!this.stopped) this.schedule(this.intervalMs);
+          if (!this.stopped) this.schedule(this.wokenDuringPass ? 0 : this.intervalMs);
         });
     }, delay);
   }

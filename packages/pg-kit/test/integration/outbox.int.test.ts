@@ -178,6 +178,33 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
     }
   });
 
+  it('an event committed during a pass, whose wake came during it, goes right after that pass, not at the next poll', async () => {
+    await pool.query('DELETE FROM outbox');
+    await withTransaction(pool, (tx) => enqueueOutbox(tx, schema, event(1)));
+    let release: (() => void) | undefined;
+    const seen: number[] = [];
+    const held: OutboxPublisher = {
+      async publish(_t, messages) {
+        // The first pass is held in its publish, after it read the outbox, while the second event commits.
+        if (seen.length === 0) await new Promise<void>((resolve) => (release = resolve));
+        seen.push(...messages.map((m) => JSON.parse(m.value).n as number));
+      },
+    };
+    // A poll far away: only the wake can bring event 2 out within the wait below.
+    const relay = new OutboxRelay({ pool, schema, publisher: held, logger, intervalMs: 60_000 });
+    relay.start();
+    try {
+      await waitFor(async () => release, 10_000, 'the first pass publishing');
+      await withTransaction(pool, (tx) => enqueueOutbox(tx, schema, event(2)));
+      relay.wake(); // as a use case does once its transaction has committed
+      release!();
+      await waitFor(async () => (seen.length >= 2 ? true : undefined), 5_000, 'the second event');
+      expect(seen).toEqual([1, 2]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('two relays (two pods) publish every row once, in the order written', async () => {
     await pool.query('DELETE FROM outbox');
     await withTransaction(pool, async (tx) => {
