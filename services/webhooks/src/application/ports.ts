@@ -147,10 +147,13 @@ export interface DeliveryStore {
   ): Promise<{ deliveries: DeliveryRecord[]; total: number }>;
   find(webhookId: number, deliveryId: number): Promise<DeliveryRecord | undefined>;
   /**
-   * A new pending delivery of the same event to the same webhook; 'inactive' / 'pending' when the webhook is not
-   * active / the delivery is still being attempted; undefined when the delivery is not the webhook's.
+   * A new pending delivery of the same event to the same webhook, as queued; 'inactive' / 'pending' when the
+   * webhook is not active / the delivery is still being attempted; undefined when the delivery is not the webhook's.
    */
-  redeliver(webhookId: number, deliveryId: number): Promise<number | 'inactive' | 'pending' | undefined>;
+  redeliver(
+    webhookId: number,
+    deliveryId: number,
+  ): Promise<DeliveryRecord | 'inactive' | 'pending' | undefined>;
   /**
    * Claims up to `limit` due deliveries for one attempt each, leased for `leaseMs`: pending, due, of an active
    * webhook, and the oldest pending one of its webhook and subject (the others wait). Replicas never claim the same

@@ -34,8 +34,6 @@ export function makeRedeliverDelivery(deps: {
       throw new DomainError('FailedPrecondition', 'The delivery is still pending; it will be retried.');
     }
     deps.wake();
-    const delivery = await deps.deliveries.find(webhookId, created);
-    if (!delivery) throw deliveryNotFound(); // the webhook was deleted meanwhile
-    return delivery;
+    return created; // as queued: pending, no attempt yet
   };
 }

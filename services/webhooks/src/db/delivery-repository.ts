@@ -232,7 +232,14 @@ export function deliveryRepository(db: Pool, sealingKey: SealingKey): DeliverySt
           row.event_id,
           row.subject,
         ]);
-        return created.rows[0]!.id;
+        // Read in this transaction: the delivery as queued, which no dispatcher can claim before the commit (read
+        // after it, the answer could already show the first attempt). It has no attempts to log yet.
+        const queued = await client.query<DeliveryRow>(
+          `SELECT ${DELIVERY_COLUMNS} FROM deliveries d JOIN events e ON e.id = d.event_id
+           WHERE d.webhook_id = $1 AND d.id = $2`,
+          [webhookId, created.rows[0]!.id],
+        );
+        return (await withAttempts(queued.rows))[0]!;
       });
     },
 
