@@ -260,7 +260,7 @@ function optionValue(name) {
 // --reuse keeps the projects of the previous --reuse run (same BENCH_STORIES) instead of seeding new ones: for
 // measuring one change after another without the seeding and a new 100,000-story project each time.
 async function seededProjects() {
-  const statePath = path.join(env('FLOWBOARD_HOME', '.flowboard'), `bench-project-${STORIES}.json`);
+  const statePath = path.join(STACK_HOME, `bench-project-${STORIES}.json`);
   const saved = process.argv.includes('--reuse')
     ? await readFile(statePath, 'utf8').then(JSON.parse, () => undefined)
     : undefined;

@@ -1,5 +1,5 @@
 // Where a scenario's CPU goes, process by process, and when the work it left behind is done (docs/benchmarks.md,
-// "CPU per process and deferred work"). Linux only: everything comes from /proc.
+// "How to run"). Linux only: everything comes from /proc.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 

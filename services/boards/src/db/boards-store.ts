@@ -4,14 +4,13 @@ import { storyHistoryRepository } from '../history/db/story-history-repository';
 import { boardRepository } from '../phases/db/board-repository';
 import { phaseRepository } from '../phases/db/phase-repository';
 import { outboxRepository } from '../shared/db/outbox-repository';
-import { createStore } from '../shared/db/transactional-store';
 import { storyRepository } from '../stories/db/story-repository';
 import { tagRepository } from '../tags/db/tag-repository';
 import { taskRepository } from '../tasks/db/task-repository';
 
 /**
- * The PostgreSQL store of the boards schema: every slice's repositories, on the pool and on one transaction's
- * client. One store for all, because a use case's transaction may span aggregates (a new story with its
+ * The PostgreSQL store of the boards schema: every slice's repositories, bound to the pool for single reads, and
+ * inside `transaction` to one transaction's client. One store for all, because a use case's transaction may span aggregates (a new story with its
  * tasks, tags and first history rows); each slice's use cases see it through their own narrower `Store<...>`.
  *
  * `onBoardLockReleased` hears how long each transaction that took its board's row lock held it (from the lock to
@@ -33,18 +32,16 @@ export function createBoardsStore(
     comments: commentRepository(db),
     tags: tagRepository(db),
   });
-  const store = createStore(pool, repositories);
   const { onBoardLockReleased } = options;
-  if (!onBoardLockReleased) return store;
   return {
-    ...store,
+    ...repositories(pool),
     async transaction<T>(work: (tx: ReturnType<typeof repositories>) => Promise<T>): Promise<T> {
       let lockedAt: bigint | undefined;
       const locked = () => void (lockedAt ??= process.hrtime.bigint());
       try {
         return await withTransaction(pool, (client) => work(repositories(client, locked)));
       } finally {
-        if (lockedAt !== undefined) onBoardLockReleased(Number(process.hrtime.bigint() - lockedAt) / 1e9);
+        if (lockedAt !== undefined) onBoardLockReleased?.(Number(process.hrtime.bigint() - lockedAt) / 1e9);
       }
     },
   };
