@@ -78,11 +78,18 @@ export function createApp(
   });
   const boardLockHeld = histogram(metrics, {
     name: 'flowboard_board_lock_held_seconds',
-    help: "How long a write held its board's row lock, from taking it to its transaction's end: it bounds a board's writes a second",
+    help: "How long a transaction held its board's row lock, from taking it to the transaction's end (one write, or several gathered): it bounds a board's writes a second",
     buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  });
+  const boardBatch = histogram(metrics, {
+    name: 'flowboard_board_write_batch_size',
+    help: "Writes per transaction of a board's locked writes (creates, moves, updates): the writes waiting for one board share one",
+    buckets: [1, 2, 4, 8, 16, 32, 64],
   });
   const store = createBoardsStore(pool, config.DB_SCHEMA, {
     onBoardLockReleased: (seconds) => boardLockHeld.observe(seconds),
+    maxBoardBatch: config.BOARD_BATCH_MAX,
+    onBoardBatch: (writes) => boardBatch.observe(writes),
   });
 
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'boards', logger });

@@ -18,6 +18,11 @@ export const configSchema = z.object({
   KAFKA_BROKERS: env.list(),
   /** How often the outbox relay looks for unpublished events (it is also woken after each write with events). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
+  /**
+   * At most this many of one board's waiting writes (creates, updates, moves) share a transaction: one lock and
+   * one commit for all. 1 runs every write alone.
+   */
+  BOARD_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(32),
   LOG_LEVEL: env.logLevel(),
   // Project metrics (docs/compat.md §5.2): stories that entered Archive within this many days.
   METRICS_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(30),

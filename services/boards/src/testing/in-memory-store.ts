@@ -354,7 +354,11 @@ export function fakeStore() {
     },
   };
   // No rollback in the fake: the use cases under test validate before they write.
-  const store: Store<InMemoryRepositories> = { ...repos, transaction: (work) => work(repos) };
+  const store: Store<InMemoryRepositories> = {
+    ...repos,
+    transaction: (work) => work(repos),
+    boardTransaction: (_projectId, work) => work(repos),
+  };
   return { store, boards, phases, stories, milestones, steps, tasks, comments, outbox };
 }
 

@@ -1,8 +1,23 @@
 import type { Queryable } from '@flowboard/pg-kit';
 import type { BoardRepository } from '../application/ports';
 
-/** `onLocked` is called when a statement has taken the board's row lock (for the lock's hold time). */
-export function boardRepository(db: Queryable, onLocked?: () => void): BoardRepository {
+/** The board row locks one transaction holds, shared by every repository bound to it. */
+export interface BoardLocks {
+  /** The projects whose board row the transaction has locked (a lock is held until the transaction ends). */
+  held: Set<number>;
+  /** Called when a statement has taken a board's row lock (for the lock's hold time). */
+  onLocked(): void;
+}
+
+/**
+ * `locks`: the transaction's board locks. A `lock` of a board the transaction already holds needs no statement:
+ * the writes gathered into one transaction (db/board-write-batches.ts) each begin with one.
+ */
+export function boardRepository(db: Queryable, locks?: BoardLocks): BoardRepository {
+  const locked = (projectId: number) => {
+    locks?.held.add(projectId);
+    locks?.onLocked();
+  };
   return {
     async insertIfAbsent(projectId) {
       const result = await db.query(
@@ -22,18 +37,19 @@ export function boardRepository(db: Queryable, onLocked?: () => void): BoardRepo
         values: [projectId],
       });
       const id = result.rows[0]?.last_story_id;
-      if (id !== undefined) onLocked?.();
+      if (id !== undefined) locked(projectId);
       return id;
     },
 
     async lock(projectId) {
+      if (locks?.held.has(projectId)) return true;
       const result = await db.query({
         name: 'boards-lock',
         text: 'SELECT 1 FROM boards WHERE project_id = $1 FOR UPDATE',
         values: [projectId],
       });
       if (result.rowCount !== 1) return false;
-      onLocked?.();
+      locked(projectId);
       return true;
     },
 

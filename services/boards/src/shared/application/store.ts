@@ -7,4 +7,10 @@
  */
 export type Store<Repositories> = Repositories & {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * `transaction` for a write that begins by locking board `projectId`'s row: the writes waiting for one board
+   * may share one transaction, each all or nothing as alone. `work` must do nothing but its statements (it may
+   * run twice: once in a shared transaction that was rolled back, then alone).
+   */
+  boardTransaction<T>(projectId: number, work: (tx: Repositories) => Promise<T>): Promise<T>;
 };

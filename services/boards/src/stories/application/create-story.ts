@@ -59,7 +59,7 @@ export function makeCreateStory(store: StoriesStore, signal: OutboxSignal = noSi
     }));
     const tagRefs = (command.tags ?? []).map((t) => parseTagRef(t));
 
-    const created = await store.transaction(async (tx) => {
+    const created = await store.boardTransaction(projectId, async (tx) => {
       const id = await tx.boards.allocateStoryId(projectId);
       if (id === undefined) throw new DomainError('NotFound', 'Board not found');
 

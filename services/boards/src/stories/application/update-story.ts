@@ -49,7 +49,7 @@ export function makeUpdateStory(store: StoriesStore, signal: OutboxSignal = noSi
     if (!Number.isSafeInteger(storyId) || storyId <= 0) throw notFound();
     const changes = parseStoryChanges(command);
     const expectedVersion = parseExpectedVersion(command.expectedVersion);
-    const updated = await store.transaction(async (tx) => {
+    const updated = await store.boardTransaction(projectId, async (tx) => {
       if (!(await tx.boards.lock(projectId))) throw notFound();
       const story = await applyStoryChanges(
         tx,

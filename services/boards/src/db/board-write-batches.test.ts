@@ -1,0 +1,151 @@
+import { BoardWriteBatches, type BoardTransactions } from './board-write-batches';
+
+/**
+ * The queue's rules with transactions simulated in memory (a transaction here is a list of what its writes did);
+ * the same rules against PostgreSQL: test/integration/board-write-batches.int.test.ts.
+ */
+interface FakeTx {
+  /** Records a statement: `write` for a change, `read` for a SELECT. */
+  run(kind: 'read' | 'write', what: string): Promise<void>;
+}
+
+function fakeTransactions(options: { failCommit?: boolean } = {}) {
+  const committed: string[][] = [];
+  const rolledBack: string[][] = [];
+  const transactions: BoardTransactions<FakeTx> = {
+    async alone(work) {
+      const log: string[] = [];
+      try {
+        const value = await work({ run: async (_kind, what) => void log.push(what) });
+        committed.push(log);
+        return value;
+      } catch (err) {
+        rolledBack.push(log);
+        throw err;
+      }
+    },
+    async together(run) {
+      const log: string[] = [];
+      try {
+        await run(() => {
+          let wrote = false;
+          return {
+            tx: {
+              run: async (kind, what) => {
+                if (kind === 'write') wrote = true;
+                log.push(what);
+              },
+            },
+            wrote: () => wrote,
+            failed: () => false,
+          };
+        });
+        if (options.failCommit) throw new Error('connection lost during COMMIT');
+        committed.push(log);
+      } catch (err) {
+        rolledBack.push(log);
+        throw err;
+      }
+    },
+  };
+  return { transactions, committed, rolledBack };
+}
+
+/** A write that does `what` after a turn of the event loop (so later writes arrive while it runs). */
+const write =
+  (what: string, fail?: 'before' | 'after') =>
+  async (tx: FakeTx): Promise<string> => {
+    await new Promise((r) => setImmediate(r));
+    if (fail === 'before') {
+      await tx.run('read', `read ${what}`);
+      throw new Error(`${what} refused`);
+    }
+    await tx.run('write', what);
+    if (fail === 'after') throw new Error(`${what} failed`);
+    return what;
+  };
+
+const settle = (calls: Array<Promise<string>>) =>
+  Promise.all(
+    calls.map((c) =>
+      c.then(
+        (v) => v,
+        (e: Error) => `error: ${e.message}`,
+      ),
+    ),
+  );
+
+/** Writes a, b, c and d to board 1 at once, c failing `cFails` it writes. */
+const abcd = (batches: BoardWriteBatches<FakeTx>, cFails: 'before' | 'after') =>
+  settle([
+    batches.run(1, write('a')),
+    batches.run(1, write('b')),
+    batches.run(1, write('c', cFails)),
+    batches.run(1, write('d')),
+  ]);
+
+describe('BoardWriteBatches', () => {
+  it('runs the first write alone at once and the writes that arrived meanwhile together, in order', async () => {
+    const { transactions, committed } = fakeTransactions();
+    const sizes: number[] = [];
+    const batches = new BoardWriteBatches(transactions, { maxBatch: 3, onBatch: (n) => sizes.push(n) });
+
+    const answers = await settle(['a', 'b', 'c', 'd', 'e', 'f'].map((w) => batches.run(1, write(w))));
+
+    expect(answers).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(committed).toEqual([['a'], ['b', 'c', 'd'], ['e', 'f']]);
+    expect(sizes).toEqual([1, 3, 2]);
+  });
+
+  it("keeps each board's writes apart from another board's", async () => {
+    const { transactions, committed } = fakeTransactions();
+    const batches = new BoardWriteBatches(transactions, { maxBatch: 10 });
+
+    await settle([batches.run(1, write('1a')), batches.run(2, write('2a')), batches.run(1, write('1b'))]);
+
+    expect(committed).toEqual([['1a'], ['2a'], ['1b']]);
+  });
+
+  it('answers a write that failed before writing with its error, and commits the others together', async () => {
+    const { transactions, committed, rolledBack } = fakeTransactions();
+    const batches = new BoardWriteBatches(transactions, { maxBatch: 10 });
+
+    const answers = await abcd(batches, 'before');
+
+    expect(answers).toEqual(['a', 'b', 'error: c refused', 'd']);
+    expect(committed).toEqual([['a'], ['b', 'read c', 'd']]);
+    expect(rolledBack).toEqual([]);
+  });
+
+  it('rolls back a shared transaction when a write failed after writing, then runs each of its writes alone', async () => {
+    const { transactions, committed, rolledBack } = fakeTransactions();
+    const sizes: number[] = [];
+    const batches = new BoardWriteBatches(transactions, { maxBatch: 10, onBatch: (n) => sizes.push(n) });
+
+    const answers = await abcd(batches, 'after');
+
+    expect(answers).toEqual(['a', 'b', 'error: c failed', 'd']);
+    expect(rolledBack).toEqual([['b', 'c'], ['c']]);
+    expect(committed).toEqual([['a'], ['b'], ['d']]);
+    expect(sizes).toEqual([1, 3, 1, 1, 1]);
+  });
+
+  it('answers every write of a shared transaction whose COMMIT failed with that failure, running none again', async () => {
+    const { transactions, committed } = fakeTransactions({ failCommit: true });
+    const batches = new BoardWriteBatches(transactions, { maxBatch: 10 });
+
+    // The first runs alone (its own COMMIT, which this fake lets through); the next two share one.
+    const answers = await settle([
+      batches.run(1, write('a')),
+      batches.run(1, write('b')),
+      batches.run(1, write('c')),
+    ]);
+
+    expect(answers).toEqual([
+      'a',
+      'error: connection lost during COMMIT',
+      'error: connection lost during COMMIT',
+    ]);
+    expect(committed).toEqual([['a']]);
+  });
+});
