@@ -315,13 +315,15 @@ async function histogramTotals(port, name) {
 /**
  * Where a request's wall time goes, as the services measure it: the gateway's whole answer, the boards service's
  * gRPC handling (its part of it, waiting for the board lock included), and the board lock's holds
- * (flowboard_board_lock_held_seconds: from taking the lock to the transaction's end).
+ * (flowboard_board_lock_held_seconds: from taking the lock to the transaction's end); and how many writes each of
+ * those transactions carried (flowboard_board_write_batch_size: a board's waiting writes share one).
  */
 const timings = () =>
   Promise.all([
     histogramTotals(env('FLOWBOARD_GATEWAY_METRICS_PORT', '9101'), 'flowboard_http_request_duration_seconds'),
     histogramTotals(env('FLOWBOARD_BOARDS_METRICS_PORT', '9103'), 'flowboard_grpc_server_handling_seconds'),
     histogramTotals(env('FLOWBOARD_BOARDS_METRICS_PORT', '9103'), 'flowboard_board_lock_held_seconds'),
+    histogramTotals(env('FLOWBOARD_BOARDS_METRICS_PORT', '9103'), 'flowboard_board_write_batch_size'),
   ]);
 
 /** The mean of the observations between two readings of a histogram, in ms ('-' when none or unreadable). */
@@ -474,7 +476,11 @@ async function main() {
     const [start, timed] = await Promise.all([cpuSnapshot(STACK_HOME), timings()]);
     const { result } = await run(title, { keys, ...options });
     const [end, timedAfter] = await Promise.all([cpuSnapshot(STACK_HOME), timings()]);
-    const [gatewayMs, boardsMs, lockMs] = timed.map((before, i) => meanMs(before, timedAfter[i]));
+    const [gatewayMs, boardsMs, lockMs] = timed.slice(0, 3).map((before, i) => meanMs(before, timedAfter[i]));
+    const [batchBefore, batchAfter] = [timed[3], timedAfter[3]];
+    const transactions = batchBefore && batchAfter ? batchAfter.count - batchBefore.count : 0;
+    const writesPerTransaction =
+      transactions > 0 ? ((batchAfter.sum - batchBefore.sum) / transactions).toFixed(1) : '-';
     // How much of the window a board lock was held: the holds' total over the window's length.
     const [lockBefore, lockAfter] = [timed[2], timedAfter[2]];
     const lockSeconds = lockBefore && lockAfter ? lockAfter.sum - lockBefore.sum : 0;
@@ -505,6 +511,7 @@ async function main() {
       'boards ms': boardsMs,
       'lock ms': lockMs,
       'lock held %': lockMs === '-' ? '-' : ((lockSeconds * 100) / ((end.at - start.at) / 1000)).toFixed(0),
+      'writes/tx': writesPerTransaction,
     });
     const row = { scenario: title };
     for (const name of Object.keys(window)) row[name] = perRequest(window[name] + (deferred[name] ?? 0));
