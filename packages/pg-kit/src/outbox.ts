@@ -1,6 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import type pg from 'pg';
 import {
+  counter,
   contextWithSpan,
   currentContext,
   extractTraceContext,
@@ -92,7 +93,18 @@ export interface OutboxRelayOptions {
   logger: Logger;
   intervalMs?: number;
   batchSize?: number;
-  /** Gets `flowboard_outbox_backlog`: rows not yet published, counted at scrape time. */
+  /**
+   * How long a published row stays in the outbox (default an hour): long enough to look up what went out, and
+   * then deleted, since Kafka holds the event. Without this an outbox grows by every event ever published (about
+   * 1 KB each: 40 GB a day at 500 writes a second).
+   */
+  retentionMs?: number;
+  /** How often the relay deletes the published rows older than `retentionMs` (default a minute); 0: never. */
+  pruneIntervalMs?: number;
+  /**
+   * Gets `flowboard_outbox_backlog` (rows not yet published, counted at scrape time) and
+   * `flowboard_outbox_pruned_total`.
+   */
   metrics?: MetricsRegistry;
 }
 
@@ -116,6 +128,8 @@ interface OutboxRow {
  */
 /** The first key of the relays' advisory locks (the second is the outbox table's name, hashed). */
 const OUTBOX_LOCK_CLASS = 0x6f7574; // 'out'
+/** Published rows deleted per statement: each delete is short, and a backlog of old rows goes over many. */
+const PRUNE_CHUNK = 5_000;
 
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
@@ -126,12 +140,26 @@ export class OutboxRelay {
   private readonly table: string;
   private readonly intervalMs: number;
   private readonly batchSize: number;
+  private readonly retentionMs: number;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private pruning: Promise<number> | undefined;
+  /** Set by stop(): a prune in progress ends after its current chunk. */
+  private pruneHalted = false;
+  private countPruned: (rows: number) => void = () => undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.table = `${quoteIdent(options.schema)}.outbox`;
     this.intervalMs = options.intervalMs ?? 250;
     this.batchSize = options.batchSize ?? 100;
-    if (options.metrics) this.observeBacklog(options.metrics);
+    this.retentionMs = options.retentionMs ?? 3_600_000;
+    if (options.metrics) {
+      this.observeBacklog(options.metrics);
+      const pruned = counter(options.metrics, {
+        name: 'flowboard_outbox_pruned_total',
+        help: 'Published outbox events deleted once older than the retention (they are on Kafka)',
+      });
+      this.countPruned = (rows) => pruned.inc(rows);
+    }
   }
 
   private observeBacklog(registry: MetricsRegistry): void {
@@ -156,7 +184,46 @@ export class OutboxRelay {
 
   start(): void {
     this.stopped = false;
+    this.pruneHalted = false;
     this.schedule(0);
+    const pruneIntervalMs = this.options.pruneIntervalMs ?? 60_000;
+    if (pruneIntervalMs > 0) {
+      this.pruneTimer = setInterval(() => {
+        this.prune().catch((err: unknown) =>
+          this.options.logger.warn({ err }, 'outbox prune failed; the next one retries'),
+        );
+      }, pruneIntervalMs);
+      this.pruneTimer.unref();
+    }
+  }
+
+  /**
+   * Deletes the published rows older than the retention, a chunk per statement, and answers how many. Not under
+   * the relays' advisory lock: a published row is never read or written by a pass again, and two replicas pruning
+   * at once only find each other's rows gone. (No index on `published_at`: building one on a large outbox would
+   * block its writes during an upgrade; the delete reads the table instead, which stays about one retention long.)
+   */
+  prune(): Promise<number> {
+    return (this.pruning ??= (async () => {
+      let removed = 0;
+      try {
+        for (;;) {
+          const { rowCount } = await this.options.pool.query(
+            `DELETE FROM ${this.table} WHERE id = ANY(ARRAY(
+               SELECT id FROM ${this.table}
+               WHERE published_at < now() - $1::double precision * interval '1 millisecond' LIMIT $2))`,
+            [this.retentionMs, PRUNE_CHUNK],
+          );
+          removed += rowCount ?? 0;
+          this.countPruned(rowCount ?? 0);
+          if ((rowCount ?? 0) < PRUNE_CHUNK || this.pruneHalted) break;
+        }
+      } finally {
+        this.pruning = undefined;
+        if (removed > 0) this.options.logger.info({ removed }, 'published outbox events pruned');
+      }
+      return removed;
+    })());
   }
 
   /**
@@ -172,8 +239,10 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.pruneHalted = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    clearInterval(this.pruneTimer);
+    await Promise.all([this.running, this.pruning?.catch(() => undefined)]);
   }
 
   /** Publishes until nothing is due; returns how many rows were published. */

@@ -100,6 +100,7 @@ export function createApp(
     publisher,
     logger,
     intervalMs: config.OUTBOX_INTERVAL_MS,
+    retentionMs: config.OUTBOX_RETENTION_MINUTES * 60_000,
     metrics,
   });
   const groupId = options.consumerGroup ?? CONSUMER_GROUP;

@@ -18,6 +18,8 @@ export const configSchema = z.object({
   KAFKA_BROKERS: env.list(),
   /** How often the outbox relay looks for unpublished events (it is also woken after each write with events). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
+  /** Published outbox events older than this are deleted (Kafka has them); checked every minute. */
+  OUTBOX_RETENTION_MINUTES: z.coerce.number().int().min(0).default(60),
   /**
    * At most this many of one board's waiting writes (creates, updates, moves) share a transaction: one lock and
    * one commit for all. 1 runs every write alone.

@@ -28,6 +28,8 @@ export const configSchema = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('files'),
   /** How often the outbox relay looks for unpublished events (it is also woken after each write with events). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
+  /** Published outbox events older than this are deleted (Kafka has them); checked every minute. */
+  OUTBOX_RETENTION_MINUTES: z.coerce.number().int().min(0).default(60),
   /** An upload's storage reservation lapses this long after its last renewal (uploads renew every third). */
   RESERVATION_TTL_SECONDS: z.coerce.number().int().min(3).default(120),
   /** How often the sweeper runs (expired reservations, abandoned multipart uploads, objects without a row); 0 = never. */

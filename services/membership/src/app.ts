@@ -67,6 +67,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
     publisher,
     logger,
     intervalMs: config.OUTBOX_INTERVAL_MS,
+    retentionMs: config.OUTBOX_RETENTION_MINUTES * 60_000,
     metrics,
   });
 

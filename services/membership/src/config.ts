@@ -18,6 +18,8 @@ export const configSchema = z.object({
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
   /** How often the outbox relay looks for unpublished events (it is also woken after each invite). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
+  /** Published outbox events older than this are deleted (Kafka has them); checked every minute. */
+  OUTBOX_RETENTION_MINUTES: z.coerce.number().int().min(0).default(60),
   /**
    * Collaborators an account may have unless an operator set its own limit (docs/compat.md §5.7: off by
    * default). Unset or empty: no limit.

@@ -258,4 +258,34 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
       await relay.stop();
     }
   });
+
+  it('prunes published rows older than the retention, in chunks; newer and unpublished rows stay', async () => {
+    await pool.query('DELETE FROM outbox');
+    await withTransaction(pool, async (tx) => {
+      for (let n = 1; n <= 12_000; n++) await enqueueOutbox(tx, schema, event(n));
+    });
+    const recording: OutboxPublisher = { publish: async () => undefined };
+    const relay = new OutboxRelay({ pool, schema, publisher: recording, logger, batchSize: 5_000 });
+    expect(await relay.drain()).toBe(12_000);
+    // Published two hours ago, except 1-10 (just now); 11-20 never published (they still wait).
+    await pool.query(
+      `UPDATE outbox SET published_at = now() - interval '2 hours' WHERE (payload->>'n')::int > 20`,
+    );
+    await pool.query(`UPDATE outbox SET published_at = NULL WHERE (payload->>'n')::int BETWEEN 11 AND 20`);
+
+    // An hour's retention: the 11,980 old rows go, over three statements (5,000 a chunk).
+    const pruned = await new OutboxRelay({
+      pool,
+      schema,
+      publisher: recording,
+      logger,
+      retentionMs: 3_600_000,
+    }).prune();
+
+    expect(pruned).toBe(11_980);
+    const { rows } = await pool.query<{ n: number; published: boolean }>(
+      `SELECT (payload->>'n')::int AS n, published_at IS NOT NULL AS published FROM outbox ORDER BY seq`,
+    );
+    expect(rows).toEqual(Array.from({ length: 20 }, (_, i) => ({ n: i + 1, published: i < 10 })));
+  });
 });
