@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { BoardWriteBatches, type BoardTransactions } from './board-write-batches';
 
 /**
@@ -147,5 +148,22 @@ describe('BoardWriteBatches', () => {
       'error: connection lost during COMMIT',
     ]);
     expect(committed).toEqual([['a']]);
+  });
+
+  it("runs each write in its own caller's async context, not that of the write that started the queue", async () => {
+    const { transactions } = fakeTransactions();
+    const batches = new BoardWriteBatches(transactions, { maxBatch: 10 });
+    const request = new AsyncLocalStorage<string>();
+    const seenBy = (name: string) =>
+      request.run(name, () =>
+        batches.run(1, async (tx) => {
+          await write(name)(tx);
+          return `${name} ran in ${request.getStore()}`;
+        }),
+      );
+
+    const answers = await Promise.all(['a', 'b', 'c'].map(seenBy));
+
+    expect(answers).toEqual(['a ran in a', 'b ran in b', 'c ran in c']);
   });
 });

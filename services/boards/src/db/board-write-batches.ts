@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+
 /**
  * Gathers the writes waiting for one board into one transaction.
  *
@@ -66,10 +68,14 @@ export class BoardWriteBatches<Tx> {
     },
   ) {}
 
-  /** Runs `work` in a transaction holding board `projectId`'s lock, gathered with that board's other writes. */
+  /**
+   * Runs `work` in a transaction holding board `projectId`'s lock, gathered with that board's other writes. The
+   * work runs in its caller's async context, not in that of the write whose arrival started the board's queue:
+   * its request id and trace go with the events it writes to the outbox, and with its logs.
+   */
   run<T>(projectId: number, work: BoardWrite<Tx, T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const waiting = { work, resolve, reject } as Waiting<Tx>;
+      const waiting = { work: AsyncResource.bind(work), resolve, reject } as Waiting<Tx>;
       const queue = this.queues.get(projectId);
       if (queue) {
         queue.push(waiting);

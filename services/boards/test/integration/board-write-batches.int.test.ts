@@ -128,4 +128,23 @@ describe("a board's concurrent writes, gathered into shared transactions", () =>
     // A shared transaction was rolled back and its writes ran again, alone: more runs than the 30 writes.
     expect(after.writes - before.writes).toBeGreaterThan(30);
   });
+
+  it("writes each gathered write's events with its own request id, not that of the write it shared a transaction with", async () => {
+    const projectId = newProjectId();
+    await createBoard(projectId);
+
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call('CreateStory', { project_id: projectId, text: `story ${i}` }, 42, `create-${i}`),
+      ),
+    );
+
+    const { rows } = await admin.query<{ text: string; request_id: string }>(
+      `SELECT payload->'data'->'resource'->>'text' AS text, headers->>'x-request-id' AS request_id
+       FROM outbox WHERE key = $1 AND payload->'data'->>'type' = 'story.created'`,
+      [String(projectId)],
+    );
+    expect(rows).toHaveLength(20);
+    for (const row of rows) expect(row.request_id).toBe(row.text.replace('story ', 'create-'));
+  });
 });

@@ -83,10 +83,15 @@ type Method =
   | RpcOf<boards.HistoryServiceClient>;
 
 /** One unary call with the caller in metadata, as the gateway makes it, to the service that has `method`. */
-export function call<Res>(method: Method, request: object, userId: number | null = 42): Promise<Res> {
+export function call<Res>(
+  method: Method,
+  request: object,
+  userId: number | null = 42,
+  requestId = 'boards-int-test',
+): Promise<Res> {
   const metadata = new grpc.Metadata();
   if (userId !== null) metadata.set('x-flowboard-user-id', String(userId));
-  metadata.set('x-request-id', 'boards-int-test');
+  metadata.set('x-request-id', requestId);
   type Unary = (
     request: object,
     metadata: grpc.Metadata,
