@@ -16,6 +16,22 @@ const OUTBOX_DDL = (schema: string) => `
     attempts integer NOT NULL DEFAULT 0, last_error text, seq bigint GENERATED ALWAYS AS IDENTITY);
   CREATE INDEX ON ${schema}.outbox (available_at, created_at) WHERE published_at IS NULL;`;
 
+/**
+ * A publisher whose first publish waits until the test lets it go (`release()` answers the function that does, once
+ * that publish has begun), holding the relay in its pass; it records each event's `n` as it publishes.
+ */
+function holdingFirstPublish() {
+  const seen: number[] = [];
+  let letGo: (() => void) | undefined;
+  const publisher: OutboxPublisher = {
+    async publish(_t, messages) {
+      if (seen.length === 0) await new Promise<void>((resolve) => (letGo = resolve));
+      seen.push(...messages.map((m) => JSON.parse(m.value).n as number));
+    },
+  };
+  return { publisher, seen, release: () => letGo };
+}
+
 describe('outbox relay (real PostgreSQL and Kafka)', () => {
   const schema = `outbox_${uniqueSuffix()}`;
   const topic = `pgkit-test-${uniqueSuffix()}`;
@@ -144,21 +160,14 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
       applicationName: 'test',
     });
     proxied.on('error', () => undefined); // idle clients cut with the proxy
-    let publishing: (() => void) | undefined;
-    const sent: number[] = [];
-    const slow: OutboxPublisher = {
-      async publish(_t, messages) {
-        // The first publish waits, holding the relay's database connection, until the test has cut it.
-        if (sent.length === 0) await new Promise<void>((resolve) => (publishing = resolve));
-        sent.push(...messages.map((m) => JSON.parse(m.value).n as number));
-      },
-    };
+    // The first publish waits, holding the relay's database connection, until the test has cut it.
+    const { publisher: slow, seen: sent, release } = holdingFirstPublish();
     const relay = new OutboxRelay({ pool: proxied, schema, publisher: slow, logger, intervalMs: 20 });
     relay.start();
     try {
-      await waitFor(async () => publishing, 10_000, 'a publish in progress');
+      await waitFor(async () => release(), 10_000, 'a publish in progress');
       await db.cut();
-      publishing!();
+      release()!();
       await waitFor(async () => (sent.length === 1 ? true : undefined), 10_000, 'the first publish');
       await db.restore();
       // Published, but not marked so before the connection went: published again (consumers dedupe by id).
@@ -181,23 +190,16 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
   it('an event committed during a pass, whose wake came during it, goes right after that pass, not at the next poll', async () => {
     await pool.query('DELETE FROM outbox');
     await withTransaction(pool, (tx) => enqueueOutbox(tx, schema, event(1)));
-    let release: (() => void) | undefined;
-    const seen: number[] = [];
-    const held: OutboxPublisher = {
-      async publish(_t, messages) {
-        // The first pass is held in its publish, after it read the outbox, while the second event commits.
-        if (seen.length === 0) await new Promise<void>((resolve) => (release = resolve));
-        seen.push(...messages.map((m) => JSON.parse(m.value).n as number));
-      },
-    };
+    // The first pass is held in its publish, after it read the outbox, while the second event commits.
+    const { publisher: held, seen, release } = holdingFirstPublish();
     // A poll far away: only the wake can bring event 2 out within the wait below.
     const relay = new OutboxRelay({ pool, schema, publisher: held, logger, intervalMs: 60_000 });
     relay.start();
     try {
-      await waitFor(async () => release, 10_000, 'the first pass publishing');
+      await waitFor(async () => release(), 10_000, 'the first pass publishing');
       await withTransaction(pool, (tx) => enqueueOutbox(tx, schema, event(2)));
       relay.wake(); // as a use case does once its transaction has committed
-      release!();
+      release()!();
       await waitFor(async () => (seen.length >= 2 ? true : undefined), 5_000, 'the second event');
       expect(seen).toEqual([1, 2]);
     } finally {
