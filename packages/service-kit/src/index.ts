@@ -12,3 +12,5 @@ export * from './grpc/client';
 export * from './metrics';
 export * from './tracing';
 export * from './grpc/observe';
+export * from './grpc/breaker';
+export * from './grpc/upstream';

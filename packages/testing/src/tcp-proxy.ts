@@ -1,61 +1,84 @@
 import net from 'node:net';
 
 /**
- * A TCP relay in front of a real server (PostgreSQL, MinIO...), so a test can take that server away from one
- * service and give it back, without stopping what other tests and services share.
+ * A TCP relay in front of a real server (PostgreSQL, MinIO, Redis, a gRPC peer...), so a test can take that server
+ * away from one service and give it back, without stopping what other tests and services share. It plays the
+ * server **down** (`cut`: connections dropped and refused) or **hung**, as a process under SIGSTOP is (`pause`:
+ * connections stay open and new ones are accepted, but nothing said on them arrives or is answered until `resume`,
+ * which delivers what waited, in order).
  */
 export interface TcpProxy {
   /** The relay's loopback port. */
   readonly port: number;
+  /** `127.0.0.1:<port>`, for clients configured with a host and port (gRPC targets, Redis hosts). */
+  readonly address: string;
   /** `url` with its host and port replaced by the relay's. */
   through(url: string): string;
   /** An outage: open connections are dropped and new ones refused, until `restore`. */
   cut(): Promise<void>;
   /** Listens again on the same port. */
   restore(): Promise<void>;
+  /** A hang: connections open, nothing delivered either way, until `resume`. */
+  pause(): void;
+  /** Delivers what waited, in order, and relays again. */
+  resume(): void;
   close(): Promise<void>;
 }
 
 /** Ports of the schemes a test proxies, when the URL names none. */
 const DEFAULT_PORTS: Record<string, number> = { 'postgres:': 5432, 'postgresql:': 5432, 'http:': 80 };
 
-/** A relay in front of the server `serverUrl` names (`postgres://user@host:5432/db`, `http://host:9000`). */
-export async function startTcpProxy(serverUrl: string): Promise<TcpProxy> {
-  const url = new URL(serverUrl);
+/**
+ * A relay in front of the server `server` names: a URL (`postgres://user@host:5432/db`, `http://host:9000`) or a
+ * `host:port` address.
+ */
+export async function startTcpProxy(server: string): Promise<TcpProxy> {
+  const url = new URL(/^[a-z][\w+.-]*:\/\//i.test(server) ? server : `tcp://${server}`);
   const target = { host: url.hostname, port: Number(url.port) || (DEFAULT_PORTS[url.protocol] ?? 0) };
   if (!target.port) throw new Error(`no port in ${url.protocol} URL, and no default known`);
+  let paused = false;
+  const flushes = new Set<() => void>();
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
+  const relay = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
-    for (const [a, b] of [
+    for (const [from, to] of [
       [client, upstream],
       [upstream, client],
     ] as const) {
-      sockets.add(a);
-      a.on('close', () => sockets.delete(a));
-      a.on('error', () => b.destroy());
-      a.on('close', () => b.destroy());
-      a.pipe(b);
+      const held: Buffer[] = [];
+      const flush = () => {
+        for (const chunk of held.splice(0)) to.write(chunk);
+      };
+      sockets.add(from);
+      flushes.add(flush);
+      from.on('data', (chunk: Buffer) => (paused ? held.push(chunk) : to.write(chunk)));
+      from.on('error', () => to.destroy());
+      from.on('close', () => {
+        sockets.delete(from);
+        flushes.delete(flush);
+        to.destroy();
+      });
     }
   });
   const listen = (port: number) =>
     new Promise<number>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve((server.address() as net.AddressInfo).port);
+      relay.once('error', reject);
+      relay.listen(port, '127.0.0.1', () => {
+        relay.off('error', reject);
+        resolve((relay.address() as net.AddressInfo).port);
       });
     });
   const stop = () =>
     new Promise<void>((resolve) => {
-      if (!server.listening) return resolve();
-      server.close(() => resolve());
       for (const socket of sockets) socket.destroy();
+      if (!relay.listening) return resolve();
+      relay.close(() => resolve());
     });
 
   const port = await listen(0);
   return {
     port,
+    address: `127.0.0.1:${port}`,
     through(url) {
       const u = new URL(url);
       u.hostname = '127.0.0.1';
@@ -65,6 +88,13 @@ export async function startTcpProxy(serverUrl: string): Promise<TcpProxy> {
     cut: stop,
     restore: async () => {
       await listen(port);
+    },
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      for (const flush of flushes) flush();
     },
     close: stop,
   };

@@ -1,29 +1,37 @@
 import http from 'node:http';
-import Redis from 'ioredis';
 import {
+  Breaker,
+  createUpstream,
   drainServer,
   KEEP_ALIVE_DRAIN_MS,
   createLogger,
   createMetricsRegistry,
   listen,
+  logTransitions,
   metricsEndpoint,
+  observeDependency,
   type Logger,
+  type MetricsRegistry,
+  type UpstreamOptions,
 } from '@flowboard/service-kit';
+import type Redis from 'ioredis';
 import { ApiKeyAuthenticator } from './authz/api-keys';
 import { ProjectAccessResolver } from './authz/project-access';
 import { createCaches } from './cache';
-import { BOARDS_SERVICE, createBoardsClient } from './clients/boards.client';
-import { createFilesClient, FILES_SERVICE } from './clients/files.client';
-import { createFilesProxy } from './clients/files-proxy';
-import { createMembershipClient, MEMBERSHIP_SERVICE } from './clients/membership.client';
-import { createWebhooksClient, WEBHOOKS_SERVICE } from './clients/webhooks.client';
+import { boardsUpstream, createBoardsClient } from './clients/boards.client';
+import { createFilesClient, filesUpstream } from './clients/files.client';
+import { createFilesProxy, probeFilesHttp } from './clients/files-proxy';
+import { createMembershipClient, membershipUpstream } from './clients/membership.client';
+import { createWebhooksClient, webhooksUpstream } from './clients/webhooks.client';
 import type { GatewayConfig } from './config';
 import { createHttpApp } from './http/http-app';
 import { createRateLimits } from './http/rate-limit';
 import { Router } from './http/router';
 import { routeTable } from './http/routes';
+import type { PendingInvalidations } from './cache';
 import { createReadiness } from './readiness';
 import { IdempotencyStore } from './idempotency';
+import { createRedis } from './redis';
 
 /** Request line plus headers. */
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
@@ -41,19 +49,56 @@ export interface App {
   metricsPort(): number;
 }
 
-/** Composition root: one client per upstream, one Redis connection, one route table, one HTTP server. */
+/**
+ * Composition root: one channel, breaker and health probe per upstream (docs/design.md, "Failure isolation"), one
+ * Redis connection, one route table, one HTTP server.
+ */
 export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): App {
   const logger = overrides.logger ?? createLogger('gateway', config.LOG_LEVEL);
-  const redis = createRedis(config.REDIS_URL, logger);
+  const redis = createRedis(
+    config.REDIS_URL,
+    { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, timeoutsToDown: config.REDIS_TIMEOUTS_TO_DOWN },
+    logger,
+  );
   const metrics = createMetricsRegistry('gateway');
   // Its own listener, never the API's port: the public must not read the numbers.
   const metricsServer = metricsEndpoint(metrics, { port: config.METRICS_PORT, host: config.HOST, logger });
   const deadline = config.GRPC_DEADLINE_MS;
-  const membership = createMembershipClient(config.MEMBERSHIP_ADDR, deadline, metrics);
-  const boards = createBoardsClient(config.BOARDS_ADDR, deadline, metrics);
-  const files = createFilesClient(config.FILES_ADDR, deadline, metrics);
-  const filesProxy = createFilesProxy(config.FILES_HTTP_URL);
-  const webhooks = createWebhooksClient(config.WEBHOOKS_ADDR, deadline, metrics);
+  const breakerSettings = {
+    failuresToOpen: config.DEPENDENCY_FAILURES_TO_OPEN,
+    probeFailuresToOpen: config.DEPENDENCY_PROBE_FAILURES_TO_OPEN,
+    halfOpenAfterMs: config.DEPENDENCY_OPEN_MS,
+  };
+  const probe = {
+    intervalMs: config.DEPENDENCY_PROBE_INTERVAL_MS,
+    timeoutMs: config.DEPENDENCY_PROBE_TIMEOUT_MS,
+  };
+  const upstream = (
+    name: string,
+    address: string,
+    known: Pick<UpstreamOptions, 'services' | 'healthService'>,
+  ) => createUpstream({ name, address, ...known, breaker: breakerSettings, probe, metrics, logger });
+  const upstreams = [
+    upstream('membership', config.MEMBERSHIP_ADDR, membershipUpstream()),
+    upstream('boards', config.BOARDS_ADDR, boardsUpstream()),
+    upstream('files', config.FILES_ADDR, filesUpstream()),
+    upstream('webhooks', config.WEBHOOKS_ADDR, webhooksUpstream()),
+  ] as const;
+  const [membershipUp, boardsUp, filesUp, webhooksUp] = upstreams;
+  const membership = createMembershipClient(membershipUp, deadline);
+  const boards = createBoardsClient(boardsUp, deadline);
+  const files = createFilesClient(filesUp, deadline);
+  const webhooks = createWebhooksClient(webhooksUp, deadline);
+  // files' HTTP port (attachment bytes) is a dependency of its own: same process as its gRPC port, other socket.
+  const filesHttp = new Breaker({
+    ...breakerSettings,
+    name: 'files-http',
+    probeIntervalMs: probe.intervalMs,
+  });
+  observeDependency(metrics, filesHttp);
+  logTransitions(logger, filesHttp);
+  const filesProxy = createFilesProxy(config.FILES_HTTP_URL, filesHttp);
+  let stopFilesHttpProbe = () => {};
   const caches = createCaches(
     redis,
     membership,
@@ -77,12 +122,8 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     config.ACCESS_CACHE_TTL_SECONDS,
     caches.epoch,
   );
-  const readiness = createReadiness(redis, [
-    { address: config.MEMBERSHIP_ADDR, service: MEMBERSHIP_SERVICE },
-    { address: config.BOARDS_ADDR, service: BOARDS_SERVICE },
-    { address: config.FILES_ADDR, service: FILES_SERVICE },
-    { address: config.WEBHOOKS_ADDR, service: WEBHOOKS_SERVICE },
-  ]);
+  const readiness = createReadiness();
+  const stopObservingRedis = observeRedis(redis, caches.pending, metrics);
   const router = new Router(
     routeTable({
       membership,
@@ -137,7 +178,9 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     metricsPort: metricsServer.port,
     async start() {
       await metricsServer.start();
-      // Redis is a cache: the gateway starts (and serves, more slowly) without it; /readyz tells. It waits a
+      for (const u of upstreams) u.start();
+      stopFilesHttpProbe = probeFilesHttp(config.FILES_HTTP_URL, filesHttp, probe);
+      // Redis is a cache: the gateway starts (and serves) without it; flowboard_dependency_up tells. It waits a
       // moment for the connection, though, so the first requests already share the replicas' rate-limit
       // counters and caches instead of counting in this process's memory.
       const connected = redis
@@ -148,16 +191,16 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
         new Promise((resolve) => setTimeout(resolve, REDIS_CONNECT_GRACE_MS).unref()),
       ]);
       const port = await listen(server, config.PORT, config.HOST);
+      readiness.start();
       logger.info({ port }, 'gateway listening');
       return port;
     },
     async stop() {
       readiness.stop();
       await drainServer(server, KEEP_ALIVE_DRAIN_MS);
-      membership.close();
-      boards.close();
-      files.close();
-      webhooks.close();
+      stopFilesHttpProbe();
+      stopObservingRedis();
+      for (const u of upstreams) u.close();
       redis.disconnect();
       await metricsServer.stop();
     },
@@ -167,24 +210,23 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
 /** How long start() waits for Redis before serving without it. */
 const REDIS_CONNECT_GRACE_MS = 2_000;
 
-/** Fails fast while disconnected (no offline queue), so a Redis outage costs a cache miss, not a hang. */
-function createRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    commandTimeout: 500,
-    // Commands issued within one turn of the event loop (by every request in flight) go out as one write and
-    // come back as one read: under load, most of a request's Redis calls share their round trip with others'.
-    enableAutoPipelining: true,
-  });
-  let lastError = '';
-  redis.on('error', (err: Error) => {
-    if (err.message !== lastError) logger.warn({ err: { message: err.message } }, 'redis error');
-    lastError = err.message;
-  });
+/**
+ * Redis as a dependency on the metrics port (`flowboard_dependency_up{dependency="redis"}`: the connection is
+ * ready), and the invalidations it missed made again when it is back: on every reconnection, and every second
+ * while any wait (one that failed on a connection that never dropped).
+ */
+function observeRedis(redis: Redis, pending: PendingInvalidations, metrics: MetricsRegistry): () => void {
+  const breaker = new Breaker({ name: 'redis' }); // never opened: the gauges' shape, as the upstreams'
+  const refresh = observeDependency(metrics, breaker, () => redis.status === 'ready');
+  const flush = () => {
+    if (redis.status === 'ready' && pending.size > 0) void pending.flush();
+  };
   redis.on('ready', () => {
-    lastError = '';
+    flush();
+    refresh();
   });
-  return redis;
+  redis.on('close', refresh);
+  redis.on('reconnecting', refresh);
+  const timer = setInterval(flush, 1_000).unref();
+  return () => clearInterval(timer);
 }

@@ -18,6 +18,27 @@ export const configSchema = z.object({
   /** The files service's internal HTTP port (attachment streams), e.g. http://127.0.0.1:50063. */
   FILES_HTTP_URL: env.url(),
   GRPC_DEADLINE_MS: positiveInt(5000),
+  /**
+   * Failure isolation (docs/design.md, "Failure isolation"): each upstream (membership, boards, files' gRPC and
+   * HTTP ports, webhooks) has a circuit breaker. This many consecutive calls that found it unreachable or silent
+   * until their deadline open it: its operations then answer 503 with Retry-After at once.
+   */
+  DEPENDENCY_FAILURES_TO_OPEN: positiveInt(5),
+  /** How long a circuit opened by failed calls refuses everything before one trial call may pass. */
+  DEPENDENCY_OPEN_MS: positiveInt(5000),
+  /** Each upstream is probed this often (grpc.health.v1 Check; files' HTTP port: any HTTP answer). */
+  DEPENDENCY_PROBE_INTERVAL_MS: positiveInt(1000),
+  /** A probe not answered (SERVING) within this fails. */
+  DEPENDENCY_PROBE_TIMEOUT_MS: positiveInt(1000),
+  /** This many failed probes in a row hold the circuit open until a probe succeeds again. */
+  DEPENDENCY_PROBE_FAILURES_TO_OPEN: positiveInt(2),
+  /** A Redis command not answered within this fails (the request goes on without Redis). */
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt(500),
+  /**
+   * This many Redis commands in a row timing out mark Redis hung: the connection is dropped, so every command fails
+   * at once (caches bypassed, rate limits per replica) while ioredis reconnects and checks it answers again.
+   */
+  REDIS_TIMEOUTS_TO_DOWN: positiveInt(2),
   /** Non-multipart request bodies above this size are refused with 413. */
   BODY_LIMIT_BYTES: positiveInt(1_048_576),
   AUTH_CACHE_TTL_SECONDS: positiveInt(60),

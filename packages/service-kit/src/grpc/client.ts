@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { currentContext, type RequestContext } from '../context';
-import { fromGrpcError } from '../errors';
+import { fromGrpcError, isDomainError } from '../errors';
 import type { MetricsRegistry } from '../metrics';
+import type { Breaker } from './breaker';
 import { contextToMetadata } from './metadata';
 import { observeClient, startClientCall } from './observe';
 
@@ -14,6 +15,13 @@ type ClientConstructor<C extends grpc.Client> = (new (
 export interface GrpcClientOptions {
   /** Where call counts and latencies go (`flowboard_grpc_client_*`); spans are made either way. */
   metrics?: MetricsRegistry;
+  /**
+   * The channel to call on, shared with the other clients of the same upstream (createGrpcChannel, or an
+   * Upstream's): one connection, one health probe, one breaker. Without it the client makes its own.
+   */
+  channel?: grpc.Channel;
+  /** Calls go through it: refused at once while the upstream is known down (upstream.ts). */
+  breaker?: Breaker;
 }
 
 /** The one retry policy of every client: a call lost with its connection is tried again, quickly, twice at most. */
@@ -53,28 +61,77 @@ export function retryableMethods(service: grpc.ServiceDefinition): string[] {
  * when a replica behind the upstream's Service goes away (a rollout, a crash), the channel connects
  * again, and the Service sends it to a live replica, within a few hundred milliseconds. A call that waited was never
  * sent, so waiting is safe for writes too; only a call in flight on the lost connection fails, and the idempotent ones
- * among those are retried. The short reconnect back-off keeps that wait short; an upstream that is down altogether
- * then costs its callers the deadline (504) rather than an immediate 503.
+ * among those are retried. The short reconnect back-off keeps that wait short. An upstream that is down altogether
+ * would cost every caller the deadline (504) that way: a client given a `breaker` (an Upstream's, upstream.ts)
+ * refuses calls at once (503) while the upstream is known down, and the calls already waiting when it learns so
+ * are cancelled and answered 503 too.
  */
 export function createGrpcClient<C extends grpc.Client>(
   Ctor: ClientConstructor<C>,
   address: string,
   options: GrpcClientOptions = {},
 ): C {
-  const serviceName = serviceNameOf(Ctor.service);
-  const retryable = retryableMethods(Ctor.service);
-  const methodConfig = retryable.length
-    ? [{ name: retryable.map((method) => ({ service: serviceName, method })), retryPolicy: RETRY_POLICY }]
-    : [];
-  const client = new Ctor(address, grpc.credentials.createInsecure(), {
+  const channel = options.channel ?? createGrpcChannel(address, [Ctor.service]);
+  const client = new Ctor(address, grpc.credentials.createInsecure(), { channelOverride: channel });
+  observeClient(client, serviceNameOf(Ctor.service), options.metrics);
+  if (options.breaker) breakers.set(client, options.breaker);
+  return client;
+}
+
+/**
+ * One channel to an upstream for the clients of all the services it serves (boards' six): one connection, and
+ * its retries declared for every service's idempotent methods in the one service config. (grpc-js shares a
+ * connection between clients only when their channel options are identical, and a service config per service
+ * would make them differ: six clients, six connections.)
+ *
+ * Keepalive: a ping every 10 s, calls or not, and a connection whose ping isn't answered within 5 s is closed, so
+ * a peer that stopped answering (a hung process, a node gone without a reset) loses its connection in seconds and
+ * the channel connects again, through the Service, to a live replica. grpc-js servers (ours, of every release)
+ * accept pings at any rate; a server that enforces a minimum interval answers GOAWAY `too_many_pings`, on which
+ * grpc-js doubles the interval.
+ */
+export function createGrpcChannel(address: string, services: grpc.ServiceDefinition[]): grpc.Channel {
+  const methodConfig = services.flatMap((service) => {
+    const serviceName = serviceNameOf(service);
+    const retryable = retryableMethods(service);
+    return retryable.length
+      ? [{ name: retryable.map((method) => ({ service: serviceName, method })), retryPolicy: RETRY_POLICY }]
+      : [];
+  });
+  return new grpc.Channel(address, grpc.credentials.createInsecure(), {
     'grpc.service_config': JSON.stringify({ methodConfig }),
-    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_time_ms': 10_000,
+    'grpc.keepalive_timeout_ms': 5_000,
+    'grpc.keepalive_permit_without_calls': 1,
     'grpc.initial_reconnect_backoff_ms': 100,
     'grpc.max_reconnect_backoff_ms': 2_000,
   });
-  observeClient(client, serviceName, options.metrics);
-  return client;
 }
+
+/** Which breaker a client's calls go through (createGrpcClient's `breaker`). */
+const breakers = new WeakMap<grpc.Client, Breaker>();
+
+/** The calls in flight per breaker, cancelled when it opens: they would only wait out their deadline. */
+const inFlight = new WeakMap<Breaker, Set<grpc.ClientUnaryCall>>();
+
+function callsOf(breaker: Breaker): Set<grpc.ClientUnaryCall> {
+  let calls = inFlight.get(breaker);
+  if (!calls) {
+    const created = new Set<grpc.ClientUnaryCall>();
+    breaker.onStateChange((state) => {
+      if (state !== 'open') return;
+      for (const call of created) call.cancel();
+      created.clear();
+    });
+    inFlight.set(breaker, created);
+    calls = created;
+  }
+  return calls;
+}
+
+/** Failures that are the upstream's, not answers it chose: unreachable, or silent until the deadline. */
+export const isTransportFailure = (error: unknown): boolean =>
+  isDomainError(error) && (error.kind === 'Unavailable' || error.kind === 'DeadlineExceeded');
 
 // Generated clients overload each method; a conditional type reads the last overload, `(argument, callback)`.
 type UnaryRequest<F> = F extends (
@@ -107,6 +164,18 @@ export function unaryCall<C extends grpc.Client, K extends keyof C & string>(
   request: UnaryRequest<C[K]>,
   options: UnaryCallOptions,
 ): Promise<UnaryResponse<C[K]>> {
+  const breaker = breakers.get(client);
+  if (!breaker) return sendUnary(client, method, request, options);
+  return breaker.run(() => sendUnary(client, method, request, options, breaker), isTransportFailure);
+}
+
+function sendUnary<C extends grpc.Client, K extends keyof C & string>(
+  client: C,
+  method: K,
+  request: UnaryRequest<C[K]>,
+  options: UnaryCallOptions,
+  breaker?: Breaker,
+): Promise<UnaryResponse<C[K]>> {
   const metadata = contextToMetadata(options.context ?? currentContext());
   metadata.setOptions({ waitForReady: true }); // see createGrpcClient
   const fn = client[method] as unknown as (
@@ -116,12 +185,23 @@ export function unaryCall<C extends grpc.Client, K extends keyof C & string>(
     callback: grpc.requestCallback<unknown>,
   ) => grpc.ClientUnaryCall;
   const finish = startClientCall(client, method, metadata);
+  const calls = breaker ? callsOf(breaker) : undefined;
   return new Promise((resolve, reject) => {
-    fn.call(client, request, metadata, { deadline: Date.now() + options.deadlineMs }, (error, response) => {
-      finish(error ? (error.code ?? grpc.status.UNKNOWN) : grpc.status.OK);
-      if (error) reject(fromGrpcError(error));
-      else resolve(response as UnaryResponse<C[K]>);
-    });
+    const call = fn.call(
+      client,
+      request,
+      metadata,
+      { deadline: Date.now() + options.deadlineMs },
+      (error, response) => {
+        calls?.delete(call);
+        finish(error ? (error.code ?? grpc.status.UNKNOWN) : grpc.status.OK);
+        // Cancelled by us because the breaker opened (see callsOf): the upstream is down.
+        if (error?.code === grpc.status.CANCELLED && breaker) reject(breaker.unavailable(error));
+        else if (error) reject(fromGrpcError(error));
+        else resolve(response as UnaryResponse<C[K]>);
+      },
+    );
+    calls?.add(call);
   });
 }
 
@@ -147,7 +227,8 @@ export function deriveClient<C extends grpc.Client>(
   options: GrpcClientOptions & UnaryCallOptions,
 ): DerivedClient<C> {
   const client = createGrpcClient(Ctor, address, options);
-  const calls: Record<string, unknown> = { close: () => client.close() };
+  // A shared channel is closed by its owner (the Upstream), not by each client on it.
+  const calls: Record<string, unknown> = { close: () => (options.channel ? undefined : client.close()) };
   for (const method of Object.values(Ctor.service)) {
     if (method.requestStream || method.responseStream) continue;
     const name = method.path.split('/')[2]!;

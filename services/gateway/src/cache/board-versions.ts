@@ -1,6 +1,7 @@
 import type { Logger } from '@flowboard/service-kit';
 import type Redis from 'ioredis';
 import { ClockCounters } from './clock-counters';
+import type { PendingInvalidations } from './pending-invalidations';
 
 /** A board left alone this long loses its counter; the next read starts a new one from the clock. */
 const IDLE_SECONDS = 86_400;
@@ -19,6 +20,7 @@ export class BoardVersions {
   constructor(
     private readonly redis: Redis,
     private readonly logger: Logger,
+    private readonly pending?: PendingInvalidations,
   ) {
     this.counters = new ClockCounters(redis, IDLE_SECONDS);
   }
@@ -42,13 +44,15 @@ export class BoardVersions {
 
   /** After anything that may have changed the board (whether it succeeded or not); never rejects. */
   async advance(projectId: number): Promise<void> {
+    const key = versionKey(projectId);
     try {
-      await this.counters.advance(versionKey(projectId));
+      await this.counters.advance(key);
     } catch (err) {
       this.logger.warn(
         { projectId, err: { message: err instanceof Error ? err.message : String(err) } },
-        'board version not advanced; replicas may serve cached reads of this board until they expire',
+        'board version not advanced; advanced when Redis answers (replicas that still reach it may serve cached reads of this board until they expire)',
       );
+      this.pending?.add(`advance:${key}`, () => this.counters.advance(key));
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '@flowboard/service-kit';
 import type Redis from 'ioredis';
 import { ClockCounters } from './clock-counters';
+import type { PendingInvalidations } from './pending-invalidations';
 
 /** One number in Redis that every replica reads once per request and every invalidation advances. */
 const EPOCH_KEY = 'gateway:cache-epoch';
@@ -29,6 +30,7 @@ export class CacheEpoch {
   constructor(
     redis: Redis,
     private readonly logger: Logger,
+    private readonly pending?: PendingInvalidations,
   ) {
     this.counters = new ClockCounters(redis);
   }
@@ -52,8 +54,9 @@ export class CacheEpoch {
     } catch (err) {
       this.logger.warn(
         { err: { message: err instanceof Error ? err.message : String(err) } },
-        'cache epoch not advanced; other replicas may serve local entries until they expire',
+        'cache epoch not advanced; advanced when Redis answers (replicas that still reach it may serve local entries until they expire)',
       );
+      this.pending?.add(`advance:${EPOCH_KEY}`, () => this.counters.advance(EPOCH_KEY));
     }
   }
 

@@ -1,5 +1,6 @@
 import type { Logger } from '@flowboard/service-kit';
 import type Redis from 'ioredis';
+import type { PendingInvalidations } from './pending-invalidations';
 
 /**
  * Where one cached decision lives: a plain key, or a field of a hash (a group invalidated together), plus the
@@ -57,6 +58,7 @@ export class GuardedCache {
   constructor(
     private readonly redis: Redis,
     private readonly logger: Logger,
+    private readonly pending?: PendingInvalidations,
   ) {}
 
   async read<T>(slot: CacheSlot): Promise<GuardedRead<T>> {
@@ -102,13 +104,17 @@ export class GuardedCache {
   /** Drops the entry (the whole hash, for a field slot) and fences off writes of answers read before now. */
   async invalidate(...slots: Omit<CacheSlot, 'field'>[]): Promise<void> {
     if (!slots.length) return;
-    try {
-      await Promise.all(
-        slots.map((s) => this.redis.eval(INVALIDATE, 2, s.key, s.generationKey, GENERATION_TTL_SECONDS)),
-      );
-    } catch (err) {
-      this.logger.warn({ err: errorSummary(err) }, 'cache invalidation failed');
-    }
+    const results = await Promise.allSettled(slots.map((s) => this.invalidateOne(s)));
+    const failed = slots.filter((_, i) => results[i]!.status === 'rejected');
+    if (!failed.length) return;
+    const err = (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
+    this.logger.warn({ err: errorSummary(err) }, 'cache invalidation failed; made again when Redis answers');
+    // Made again once Redis answers: the entry may still be there (pending-invalidations.ts).
+    for (const s of failed) this.pending?.add(`guarded:${s.key}`, () => this.invalidateOne(s));
+  }
+
+  private invalidateOne(slot: Omit<CacheSlot, 'field'>): Promise<unknown> {
+    return this.redis.eval(INVALIDATE, 2, slot.key, slot.generationKey, GENERATION_TTL_SECONDS);
   }
 }
 

@@ -7,6 +7,7 @@ import { BoardVersions } from './board-versions';
 import { CacheEpoch } from './epoch';
 import { GuardedCache } from './guarded-cache';
 import { JsonCache } from './json-cache';
+import { PendingInvalidations } from './pending-invalidations';
 import { ResponseCache, type CacheOutcome } from './response-cache';
 import { UserDirectory } from './user-directory';
 
@@ -30,7 +31,9 @@ import { UserDirectory } from './user-directory';
  * stored after it: guarded stores (a generation checked inside Redis) and epoch-checked local stores refuse it;
  * (3) a cached board answer is served only under the board version it was rendered under, read fresh in the
  * request's first Redis round trip (`read-ahead.ts`), and only after the request's own access check. While Redis
- * can't be read, nothing is served from memory. design.md ("One Redis round trip per request", "Response cache
+ * can't be read, nothing is served from memory. (4) An invalidation that can't reach Redis is made again as soon as
+ * Redis answers (`pending-invalidations.ts`), so entries it should have dropped are not served after an outage.
+ * design.md ("One Redis round trip per request", "Response cache
  * of board reads") has the history and the measurements.
  */
 export interface Caches {
@@ -39,6 +42,8 @@ export interface Caches {
   decisions: GuardedCache;
   users: UserDirectory;
   board: BoardCache;
+  /** Invalidations that could not reach Redis; `flush()` when it answers again. */
+  pending: PendingInvalidations;
 }
 
 export interface CacheSettings {
@@ -55,15 +60,22 @@ export function createCaches(
   metrics: MetricsRegistry,
   logger: Logger,
 ): Caches {
-  const epoch = new CacheEpoch(redis, logger);
+  const pending = new PendingInvalidations(logger);
+  const epoch = new CacheEpoch(redis, logger, pending);
   return {
     epoch,
-    decisions: new GuardedCache(redis, logger),
-    users: new UserDirectory(membership, new JsonCache(redis, logger), settings.userTtlSeconds, epoch),
+    decisions: new GuardedCache(redis, logger, pending),
+    users: new UserDirectory(
+      membership,
+      new JsonCache(redis, logger, pending),
+      settings.userTtlSeconds,
+      epoch,
+    ),
     board: {
-      versions: new BoardVersions(redis, logger),
+      versions: new BoardVersions(redis, logger, pending),
       responses: observedResponseCache(epoch, settings, metrics),
     },
+    pending,
   };
 }
 
@@ -95,6 +107,7 @@ function observedResponseCache(epoch: CacheEpoch, settings: CacheSettings, metri
 export { cacheableBoardRead, isRead, responseKey, type BoardCache } from './board-cache';
 export type { BoardVersions } from './board-versions';
 export { DecisionCache } from './decision-cache';
+export type { PendingInvalidations } from './pending-invalidations';
 export { CacheEpoch, LocalCache } from './epoch';
 export { GuardedCache, type CacheSlot } from './guarded-cache';
 export { readAhead, type ReadAhead, type ReadAheadDeps } from './read-ahead';

@@ -1,5 +1,6 @@
 import type { Logger } from '@flowboard/service-kit';
 import type Redis from 'ioredis';
+import type { PendingInvalidations } from './pending-invalidations';
 
 /**
  * A best-effort JSON cache over Redis: a miss or a Redis error both mean "ask the source", so Redis being down
@@ -9,6 +10,7 @@ export class JsonCache {
   constructor(
     private readonly redis: Redis,
     private readonly logger: Logger,
+    private readonly pending?: PendingInvalidations,
   ) {}
 
   /** Deletes these exact keys (no scan). */
@@ -17,7 +19,11 @@ export class JsonCache {
     try {
       await this.redis.del(...keys);
     } catch (err) {
-      this.logger.warn({ err: errorSummary(err) }, 'cache invalidation failed');
+      this.logger.warn(
+        { err: errorSummary(err) },
+        'cache invalidation failed; made again when Redis answers',
+      );
+      for (const key of keys) this.pending?.add(`del:${key}`, () => this.redis.del(key));
     }
   }
 

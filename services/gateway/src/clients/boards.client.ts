@@ -1,23 +1,40 @@
-import { BOARDS_LEGACY_SERVICE, loadBoardsLegacyService, type boards } from '@flowboard/proto';
-import { deriveClient, type MetricsRegistry } from '@flowboard/service-kit';
+import { loadBoardsProto, loadBoardsServices, type boards } from '@flowboard/proto';
+import type { Upstream, UpstreamOptions } from '@flowboard/service-kit';
 import { storyBatcher } from '../cache';
 
-/** The readiness check asks boards' health of this name, which boards reports before and after the split. */
-export const BOARDS_SERVICE = BOARDS_LEGACY_SERVICE;
+/** The probe asks boards' health about this name, which every boards release since the split reports. */
+export const BOARDS_SERVICE = 'flowboard.boards.v1.StoriesService';
+
+/** What createUpstream needs to know of boards: its six services, on one channel (one connection). */
+export function boardsUpstream(): Pick<UpstreamOptions, 'services' | 'healthService'> {
+  return { services: loadBoardsServices().map((Service) => Service.service), healthService: BOARDS_SERVICE };
+}
 
 /**
  * boards' RPCs as functions (`listTasks(request)`), derived from the protos of its six services with the
  * configured deadline; what retries is what the proto declares idempotent. One exception: single-story reads go
  * through the batcher.
  *
- * It calls them under the name they had before boards was split by aggregate (one channel, one connection): a
- * boards pod of the release before the split, still running during a rolling upgrade, knows only that name. The
- * next release calls the six services by their own names (BOARDS_LEGACY_SERVICE in @flowboard/proto).
+ * It calls each RPC under its own service's name (`flowboard.boards.v1.StoriesService/GetStory`...), all six on the
+ * upstream's one channel. boards still serves every method under the name it had before the split,
+ * `flowboard.boards.v1.BoardsService` (BOARDS_LEGACY_SERVICE in @flowboard/proto), for gateways of the release
+ * before this one during a rolling upgrade; every boards release since the split serves both names, so this
+ * gateway works with the boards of the previous release too. The alias goes in the release after this one.
  */
-export function createBoardsClient(address: string, deadlineMs: number, metrics?: MetricsRegistry) {
-  const client = deriveClient(loadBoardsLegacyService(), address, { deadlineMs, metrics });
+export function createBoardsClient(upstream: Upstream, deadlineMs: number) {
+  const v1 = loadBoardsProto().flowboard.boards.v1;
+  const options = { deadlineMs };
+  const stories = upstream.derive(v1.StoriesService, options);
+  const client = {
+    ...upstream.derive(v1.PhasesService, options),
+    ...upstream.derive(v1.TagsService, options),
+    ...upstream.derive(v1.TasksService, options),
+    ...upstream.derive(v1.CommentsService, options),
+    ...upstream.derive(v1.HistoryService, options),
+    ...stories,
+  };
   const readStory = storyBatcher((projectId, storyIds) =>
-    client
+    stories
       .batchGetStories({ project_id: projectId, story_ids: storyIds })
       .then((response) => response.stories),
   );

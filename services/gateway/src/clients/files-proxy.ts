@@ -1,5 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
+  type Breaker,
   DomainError,
   ERROR_TABLE,
   injectTraceContext,
@@ -32,6 +33,9 @@ interface Pending extends ForwardIdentity {
   onResponse: UpstreamHandler;
   resolve(reply: Reply): void;
   reject(error: unknown): void;
+  /** The call to files, once sent; until files answers, a breaker opening cuts it (see createFilesProxy). */
+  proxyReq?: ClientRequest;
+  answered?: boolean;
 }
 
 /**
@@ -48,8 +52,18 @@ const UPSTREAM_IDLE_TIMEOUT_MS = 120_000;
  * gateway never buffers an upload or a download. Each forward resolves to the Reply its handler builds from the
  * upstream response, so proxied calls end in the same respond/error path as every other route.
  */
-export function createFilesProxy(filesHttpUrl: string) {
+export function createFilesProxy(filesHttpUrl: string, breaker?: Breaker) {
   const pending = new WeakMap<IncomingMessage, Pending>();
+  /** Forwards still waiting for files' answer: when files is found down they fail at once, not after 120 s. */
+  const waiting = new Set<Pending>();
+  breaker?.onStateChange((state) => {
+    if (state !== 'open') return;
+    for (const p of waiting) {
+      p.reject(breaker.unavailable());
+      p.proxyReq?.destroy();
+    }
+    waiting.clear();
+  });
 
   const plugin: Plugin = (proxyServer) => {
     proxyServer.on('proxyReq', (proxyReq, req) => {
@@ -57,6 +71,7 @@ export function createFilesProxy(filesHttpUrl: string) {
       for (const name of proxyReq.getHeaderNames())
         if (!FORWARDED_HEADERS.has(name)) proxyReq.removeHeader(name);
       if (p) {
+        p.proxyReq = proxyReq;
         // Before the first chunk goes (headers can still be set, so none has): the watch sees every chunk.
         p.bodyWatch?.watch(req);
         proxyReq.setHeader('x-flowboard-user-id', String(p.userId));
@@ -72,6 +87,8 @@ export function createFilesProxy(filesHttpUrl: string) {
     proxyServer.on('proxyRes', (proxyRes, req) => {
       const p = pending.get(req);
       if (!p) return proxyRes.resume();
+      p.answered = true;
+      waiting.delete(p);
       p.onResponse(proxyRes).then(p.resolve, p.reject);
     });
     const unavailable = (err: Error, req: IncomingMessage) =>
@@ -106,33 +123,86 @@ export function createFilesProxy(filesHttpUrl: string) {
       onResponse: UpstreamHandler,
       bodyWatch?: BodyWatch,
     ): Promise<Reply> {
-      return new Promise<Reply>((resolve, reject) => {
-        let settled = false;
-        const settle = (fn: () => void) => {
-          if (settled) return;
-          settled = true;
-          pending.delete(req);
-          fn();
-        };
-        pending.set(req, {
-          ...identity,
-          ...(bodyWatch ? { bodyWatch } : {}),
-          trace: injectTraceContext(),
-          onResponse,
-          resolve: (reply) => settle(() => resolve(reply)),
-          reject: (error) => settle(() => reject(error)),
-        });
-        // A caller who hangs up mid-stream ends the call: nothing is left to answer.
-        res.once('close', () => settle(() => resolve(handled())));
-        req.url = path;
-        // The gateway's server has already answered a caller's `Expect: 100-continue` (curl sends it for bodies
-        // over 1 MB). Passed on, it would make http-proxy skip `proxyReq`, where the headers are set and filtered.
-        delete req.headers.expect;
-        proxy(req, res, (err?: unknown) =>
-          settle(() => reject(err ?? new Error('files proxy did not proceed'))),
-        ).catch((err: unknown) => settle(() => reject(err)));
-      });
+      const send = () => forwardOnce(req, res, path, identity, onResponse, bodyWatch);
+      // files' own refusals (404, 402...) are answers; only its being out of reach counts against it.
+      return breaker ? breaker.run(send, isUnreachable) : send();
     },
+  };
+
+  function forwardOnce(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    identity: ForwardIdentity,
+    onResponse: UpstreamHandler,
+    bodyWatch?: BodyWatch,
+  ): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) => {
+      let settled = false;
+      const entry: Pending = {
+        ...identity,
+        ...(bodyWatch ? { bodyWatch } : {}),
+        trace: injectTraceContext(),
+        onResponse,
+        resolve: (reply) => settle(() => resolve(reply)),
+        reject: (error) => settle(() => reject(error)),
+      };
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        pending.delete(req);
+        waiting.delete(entry);
+        fn();
+      };
+      pending.set(req, entry);
+      waiting.add(entry);
+      // A caller who hangs up mid-stream ends the call: nothing is left to answer.
+      res.once('close', () => settle(() => resolve(handled())));
+      req.url = path;
+      // The gateway's server has already answered a caller's `Expect: 100-continue` (curl sends it for bodies
+      // over 1 MB). Passed on, it would make http-proxy skip `proxyReq`, where the headers are set and filtered.
+      delete req.headers.expect;
+      proxy(req, res, (err?: unknown) =>
+        settle(() => reject(err ?? new Error('files proxy did not proceed'))),
+      ).catch((err: unknown) => settle(() => reject(err)));
+    });
+  }
+}
+
+const isUnreachable = (error: unknown): boolean =>
+  error instanceof DomainError && (error.kind === 'Unavailable' || error.kind === 'DeadlineExceeded');
+
+/**
+ * The files HTTP port's probe: any HTTP answer to a request for nothing (files answers it 4xx) within `timeoutMs`
+ * means the process serves; a refused connection or silence fails. One request every `intervalMs`; its verdicts go
+ * to `breaker`. Returns the function that stops it.
+ */
+export function probeFilesHttp(
+  filesHttpUrl: string,
+  breaker: Breaker,
+  options: { intervalMs: number; timeoutMs: number },
+): () => void {
+  const url = new URL('/internal/probe', filesHttpUrl);
+  let timer: NodeJS.Timeout | undefined;
+  let running = true;
+  const check = () =>
+    new Promise<boolean>((resolve) => {
+      const req = http.get(url, { agent: false, timeout: options.timeoutMs }, (response) => {
+        response.resume();
+        resolve(true);
+      });
+      req.on('timeout', () => req.destroy(new Error('probe timed out')));
+      req.on('error', () => resolve(false));
+    });
+  const loop = async () => {
+    if (!running) return;
+    breaker.probeResult(await check());
+    if (running) timer = setTimeout(() => void loop(), options.intervalMs).unref();
+  };
+  void loop();
+  return () => {
+    running = false;
+    if (timer) clearTimeout(timer);
   };
 }
 

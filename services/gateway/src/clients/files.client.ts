@@ -1,16 +1,26 @@
 import { loadFilesProto, type files } from '@flowboard/proto';
-import { deriveClient, type DerivedClient, type MetricsRegistry } from '@flowboard/service-kit';
+import type { DerivedClient, Upstream, UpstreamOptions } from '@flowboard/service-kit';
 
 export const FILES_SERVICE = 'flowboard.files.v1.FilesService';
 
-/** files' metadata RPCs as functions, derived from the proto (the bytes go over its HTTP port, see files-proxy.ts). */
+/** What createUpstream needs to know of files' gRPC port. */
+export function filesUpstream(): Pick<UpstreamOptions, 'services' | 'healthService'> {
+  return {
+    services: [loadFilesProto().flowboard.files.v1.FilesService.service],
+    healthService: FILES_SERVICE,
+  };
+}
+
+/**
+ * files' metadata RPCs as functions, derived from the proto (the bytes go over its HTTP port, see files-proxy.ts);
+ * through the upstream's breaker.
+ */
 export function createFilesClient(
-  address: string,
+  upstream: Upstream,
   deadlineMs: number,
-  metrics?: MetricsRegistry,
 ): DerivedClient<files.FilesServiceClient> {
   const { FilesService } = loadFilesProto().flowboard.files.v1;
-  return deriveClient(FilesService, address, { deadlineMs, metrics });
+  return upstream.derive(FilesService, { deadlineMs });
 }
 
 export type FilesClient = ReturnType<typeof createFilesClient>;

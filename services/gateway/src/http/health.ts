@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Readiness } from '../readiness';
 import { recordOf } from './record';
 
-/** `/livez` (always 200: the process answers) and `/readyz` (critical dependencies usable), outside the API. */
+/** `/livez` (always 200: the process answers) and `/readyz` (started and not draining; readiness.ts), outside the API. */
 export function health(readiness: Readiness): RequestHandler {
   return async (req, res, next) => {
     const path = recordOf(req).target.path;

@@ -1,4 +1,4 @@
-import { DomainError } from '@flowboard/service-kit';
+import { DependencyUnavailableError, DomainError } from '@flowboard/service-kit';
 import { HttpProblem, asDomainError, renderProblem } from './problem';
 
 describe('renderProblem (docs/compat.md §3.4)', () => {
@@ -40,6 +40,24 @@ describe('renderProblem (docs/compat.md §3.4)', () => {
     expect(renderProblem(new DomainError('PlanLimitExceeded', 'full'), 'r', 'json').status).toBe(402);
     expect(renderProblem(new DomainError('PayloadTooLarge', 'big'), 'r', 'json').status).toBe(413);
     expect(renderProblem(new DomainError('Unavailable', 'down'), 'r', 'json').status).toBe(503);
+  });
+
+  it("every 503 says when to retry: the breaker's own figure, else 2 s", () => {
+    expect(renderProblem(new DependencyUnavailableError('webhooks', 4), 'r', 'json')).toMatchObject({
+      status: 503,
+      headers: { 'Retry-After': '4' },
+    });
+    const plain = renderProblem(new DomainError('Unavailable', 'down'), 'r', 'xml');
+    expect(plain.headers['Retry-After']).toBe('2');
+    expect(
+      JSON.parse(renderProblem(new DependencyUnavailableError('files', 1), 'r', 'json').body),
+    ).toMatchObject({
+      type: 'urn:flowboard:problem:unavailable',
+      detail: 'A dependency is unavailable',
+    });
+    expect(
+      renderProblem(new DomainError('DeadlineExceeded', 'slow'), 'r', 'json').headers['Retry-After'],
+    ).toBe(undefined);
   });
 
   it('unknown errors become a generic 500 that shows nothing internal', () => {

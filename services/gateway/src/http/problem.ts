@@ -22,6 +22,18 @@ export class HttpProblem extends DomainError {
   }
 }
 
+/**
+ * `Retry-After` of a 503 when the error doesn't say: a dependency that answered UNAVAILABLE itself (its database
+ * unreachable), Redis down for an Idempotency-Key request. Errors of a breaker refusing (DependencyUnavailableError)
+ * carry their own: until its next probe, or the end of its open period.
+ */
+const DEFAULT_RETRY_AFTER_SECONDS = 2;
+
+const retryAfterOf = (error: DomainError): number => {
+  const own = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  return typeof own === 'number' && own > 0 ? Math.ceil(own) : DEFAULT_RETRY_AFTER_SECONDS;
+};
+
 export const PROBLEM_JSON = 'application/problem+json; charset=utf-8';
 export const PROBLEM_XML = 'application/xml; charset=utf-8';
 export const WWW_AUTHENTICATE = 'Bearer realm="flowboard"';
@@ -59,6 +71,7 @@ export function renderProblem(error: DomainError, requestId: string, format: For
     ...(error instanceof HttpProblem ? error.headers : {}),
   };
   if (ERROR_TABLE[error.kind].http === 401) headers['WWW-Authenticate'] = WWW_AUTHENTICATE;
+  if (ERROR_TABLE[error.kind].http === 503) headers['Retry-After'] ??= String(retryAfterOf(error));
   return {
     status: dto.status as number,
     headers,

@@ -179,16 +179,23 @@ describe('health', () => {
     expect((await fetch(`${h.baseUrl}/readyz`)).status).toBe(200);
   });
 
-  it('/readyz is 503 when a peer is unreachable', async () => {
+  // Issue 26 changed the contract: readiness depends on no dependency (docs/design.md, "Failure isolation"); it was
+  // 503 here before. The peer's operations answer 503 instead.
+  it('/readyz stays 200 when a peer is unreachable; its operations answer 503', async () => {
     const other = await h.gateway({ FILES_ADDR: '127.0.0.1:1' });
     expect((await fetch(`${other.baseUrl}/livez`)).status).toBe(200);
-    expect((await fetch(`${other.baseUrl}/readyz`)).status).toBe(503);
+    expect((await fetch(`${other.baseUrl}/readyz`)).status).toBe(200);
+    const res = await apiClient(other.baseUrl)('/api/v1/me/account', { key });
+    expect(res.status).toBe(503);
+    expect(res.json).toMatchObject({ type: 'urn:flowboard:problem:unavailable', status: 503 });
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
-  it('without Redis the API still answers (cache misses) and /readyz is 503', async () => {
+  // Was: /readyz 503 without Redis (changed by issue 26, as above).
+  it('without Redis the API still answers (cache misses) and /readyz stays 200', async () => {
     const other = await h.gateway({ REDIS_URL: 'redis://127.0.0.1:1' });
     const res = await apiClient(other.baseUrl)('/api/v1/me', { key });
     expect(res.status).toBe(200);
-    expect((await fetch(`${other.baseUrl}/readyz`)).status).toBe(503);
+    expect((await fetch(`${other.baseUrl}/readyz`)).status).toBe(200);
   });
 });

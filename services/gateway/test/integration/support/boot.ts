@@ -14,6 +14,8 @@ export interface Harness {
   boards: FakeBoards;
   files: FakeFiles;
   webhooks: FakeWebhooks;
+  /** The main gateway's environment: where the fakes and Redis are. */
+  env: Readonly<Record<string, string>>;
   /** Starts another gateway on the same fakes with some settings changed. */
   gateway(env?: Record<string, string>): Promise<{ baseUrl: string; app: App }>;
   stop(): Promise<void>;
@@ -69,6 +71,7 @@ export async function startHarness(): Promise<Harness> {
 
   return {
     baseUrl: main.baseUrl,
+    env: baseEnv,
     membership,
     boards,
     files,

@@ -89,6 +89,12 @@ export class FakeFiles {
 
   httpServer(): http.Server {
     return http.createServer((req, res) => {
+      // As files does: no caller identity, 401 before anything else (the gateway's probe of this port asks so).
+      if (req.headers['x-flowboard-user-id'] === undefined) {
+        req.resume();
+        res.writeHead(401, { 'Content-Type': 'application/json' }).end('{"kind":"Unauthenticated"}');
+        return;
+      }
       const chunks: Buffer[] = [];
       if (req.method === 'POST') this.uploadsStarted++;
       const early = req.method === 'POST' && this.refuseNextUpload?.early ? this.refuseNextUpload : undefined;
