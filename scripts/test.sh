@@ -74,68 +74,10 @@ STOP_ENGINE=0   # 1 when this run started our container engine (deploy/cluster/l
 INTEGRATION_ON="(not reached)"
 ON_CONTAINERS=0   # 1 when the integration tests run on testcontainers
 T_START=$(now_ms)
-PHASES=()                     # in order run
-declare -A STATUS=() SECS=()  # per phase: ok|FAILED, seconds
-
-# run_phase <name> <cmd...>: times one phase (an external command, so `set -e` holds inside it).
-# Test tiers (unit, integration, e2e) get their own FLOWBOARD_TEST_RESULTS folder.
-run_phase() {
-  local name=$1 t0 rc=0
-  shift
-  PHASES+=("$name")
-  echo
-  log "phase $name: $*"
-  t0=$(now_ms)
-  mkdir -p "$RESULTS/$name"
-  FLOWBOARD_TEST_RESULTS=$RESULTS/$name "$@" || rc=$?
-  SECS[$name]=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN { printf "%.1f", ms / 1000 }')
-  if ((rc == 0)); then STATUS[$name]=ok; else STATUS[$name]=FAILED; fi
-  log "phase $name: ${STATUS[$name]} in ${SECS[$name]}s"
-  return "$rc"
-}
-
-# Sums the reporter's JSON files of one tier: "suites passed failed skipped". A suite that could not run at
-# all (syntax error, failing import) counts as one failed test, so it cannot hide behind "0 failed".
-tier_counts() {
-  node -e '
-    const fs = require("node:fs"), path = require("node:path"), dir = process.argv[1];
-    const t = { suites: 0, passed: 0, failed: 0, skipped: 0 };
-    for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".json"))) {
-      const r = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
-      t.suites += r.numTotalTestSuites || 0;
-      t.passed += r.numPassedTests || 0;
-      t.failed += (r.numFailedTests || 0) + (r.numRuntimeErrorTestSuites || 0);
-      t.skipped += r.numPendingTests || 0;
-    }
-    console.log(t.suites, t.passed, t.failed, t.skipped);' "$1"
-}
-
-summary() {  # summary <exit status so far>
-  local rc=$1 name suites passed failed skipped p=0 f=0 s=0 note=0 line
-  echo
-  echo "Summary ($(awk -v ms=$(($(now_ms) - T_START)) 'BEGIN { printf "%.0f", ms / 1000 }')s total)"
-  printf '  %-15s %-7s %8s %7s %7s %7s %7s\n' phase result time suites passed failed skipped
-  for name in "${PHASES[@]}"; do
-    case $name in
-      unit | integration | e2e)
-        read -r suites passed failed skipped < <(tier_counts "$RESULTS/$name")
-        p=$((p + passed)) f=$((f + failed)) s=$((s + skipped)) ;;
-      *) suites=- passed=- failed=0 skipped=- ;;
-    esac
-    # A phase that failed without a failing test (build error, "no tests found", stack did not start) counts
-    # as one failure, so the closing line never says "0 failed" for a failed run.
-    if [ "${STATUS[$name]:-}" != ok ] && [ "$failed" = 0 ]; then f=$((f + 1)) failed="1*" note=1; fi
-    [ "$failed" = 0 ] && [ "$suites" = - ] && failed=-
-    printf '  %-15s %-7s %7ss %7s %7s %7s %7s\n' "$name" "${STATUS[$name]:-aborted}" "${SECS[$name]:-?}" \
-      "$suites" "$passed" "$failed" "$skipped"
-  done
-  if ((rc != 0 && f == 0)); then f=1 note=1; fi   # aborted between phases
-  ((note == 0)) || echo "  * failed without a failing test; counted as one failure"
-  echo "Integration tests ran on: $INTEGRATION_ON"
-  line="$p passed, $f failed"
-  ((s == 0)) || line+=", $s skipped"
-  echo "$line"
-}
+PHASE_LOG=phase
+TEST_TIERS="unit integration e2e"
+# shellcheck source=scripts/lib/phases.sh
+source "$REPO/scripts/lib/phases.sh"   # run_phase, record_phase, phases_summary, prepare_test_engine
 
 # After a failure, before the test home goes: each service's last warnings and errors, one short line each (the
 # stack's logs die with the home, and CI keeps only the tail of this output, so this stays small enough to leave
@@ -171,7 +113,7 @@ cleanup() {
   local rc=$?
   set +e
   echo
-  for name in "${PHASES[@]}"; do [ "${STATUS[$name]:-}" = ok ] || rc=$((rc == 0 ? 1 : rc)); done
+  rc=$(phases_status "$rc")
   ((rc == 0)) || report_service_logs
   if ((SERVICES_STARTED)); then bash deploy/local/services.sh stop; fi
   if ((INFRA_STARTED)); then bash deploy/local/infra.sh stop; fi
@@ -182,7 +124,7 @@ cleanup() {
   # The PostgreSQL cluster may live outside the home (see infra.sh pg_dir); the home links to it.
   [ -L "$FLOWBOARD_HOME/postgres" ] && rm -rf "$(readlink "$FLOWBOARD_HOME/postgres")"
   rm -rf "$FLOWBOARD_HOME"
-  summary "$rc"
+  phases_summary "$rc" Summary "$INTEGRATION_ON"
   rm -rf "$RESULTS"
   exit "$rc"
 }
@@ -192,7 +134,7 @@ trap 'exit 130' INT TERM
 t0=$(now_ms)
 ensure_node_deps
 ensure_chromium # the e2e browser test of /docs
-PHASES+=(deps) STATUS[deps]=ok SECS[deps]=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN { printf "%.1f", ms / 1000 }')
+record_phase deps ok "$t0"
 
 run_phase build npx turbo run build --output-logs=errors-only
 run_phase format npx prettier --check . --log-level warn
@@ -200,6 +142,7 @@ run_phase lint+typecheck npx turbo run lint typecheck --output-logs=errors-only
 run_phase imports npm run --silent check:imports   # no import circles; the layer rules of docs/design.md
 run_phase chart bash scripts/chart-check.sh
 run_phase compose bash scripts/compose-check.sh
+run_phase contracts bash scripts/contract-check.sh check selftest   # protos, events, OpenAPI vs contracts/released
 # Test tiers run with --continue: every workspace's tests run and count even when one fails.
 # --force: a cache hit would replay the logs without running Jest, and its results would be missing here;
 # --only: the builds it depends on were just done, don't force those too.
@@ -211,20 +154,15 @@ if ((EXTERNAL_INFRA)); then
 elif [ "${FLOWBOARD_TEST_INTEGRATION:-containers}" = native ]; then
   INTEGRATION_ON="the native stack (FLOWBOARD_TEST_INTEGRATION=native)"
 else
-  # The engine as the tests' own setup finds it (@flowboard/testing's containers/engine.ts: DOCKER_HOST, a Docker
-  # on its usual socket, else scripts/test-engine.sh starts Debian's and builds the images), once for all.
+  # The engine as the tests' own setup finds it, once for all.
   echo
   log "phase engine: the container engine and images for testcontainers"
   t0=$(now_ms)
   (source deploy/cluster/lib.sh && docker_up) || STOP_ENGINE=1
-  if engine=$(node -e '
-    require("@flowboard/testing/containers").prepareEngine().then(
-      (engine) => console.log(`${engine.dockerHost}\t${engine.description}`),
-      (err) => { console.error(err.message); process.exit(1); });'); then
-    export DOCKER_HOST=${engine%%$'\t'*}
+  if prepare_test_engine; then
     ON_CONTAINERS=1
-    PHASES+=(engine) STATUS[engine]=ok SECS[engine]=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN { printf "%.1f", ms / 1000 }')
-    INTEGRATION_ON="testcontainers, a container per piece of infrastructure per workspace, on ${engine#*$'\t'}"
+    record_phase engine ok "$t0"
+    INTEGRATION_ON="testcontainers, a container per piece of infrastructure per workspace, on $ENGINE_DESCRIPTION"
   else
     INTEGRATION_ON="the native stack: no container engine could be started (the reason is above)"
     warn "integration tests: falling back to the native stack; no container engine could be started"

@@ -4,3 +4,4 @@ export * from './project-deleted';
 export * from './story-deleted';
 export * from './outbox';
 export * from './resource-changed';
+export * from './json-schemas';

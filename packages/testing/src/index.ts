@@ -6,3 +6,4 @@ export * from './tracing';
 export * from './tcp-proxy';
 export * from './outbox-events';
 export * from './kafka-tail';
+export * from './event-schemas';

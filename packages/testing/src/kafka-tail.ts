@@ -1,7 +1,11 @@
 import type { Kafka } from 'kafkajs';
 import { uniqueSuffix, waitFor } from './env';
+import { assertMatchesTopicSchema, hasTopicSchema } from './event-schemas';
 
-/** A topic read from the beginning by a consumer group of its own, every message kept. */
+/**
+ * A topic read from the beginning by a consumer group of its own, every message kept. Messages of a topic with a
+ * JSON Schema (`@flowboard/events/schemas`) are checked against it as they are returned.
+ */
 export interface TopicTail {
   /** The values of the messages with this key, in topic order, once at least `count` have arrived. */
   values(key: string, count: number, timeoutMs?: number): Promise<string[]>;
@@ -23,7 +27,9 @@ export async function tailTopic(kafka: Kafka, topic: string, groupPrefix: string
       waitFor(
         async () => {
           const ours = seen.filter((m) => m.key === key);
-          return ours.length >= count ? ours.map((m) => m.value) : undefined;
+          if (ours.length < count) return undefined;
+          if (hasTopicSchema(topic)) for (const m of ours) assertMatchesTopicSchema(topic, m.value);
+          return ours.map((m) => m.value);
         },
         timeoutMs,
         `${count} messages with key ${key} on ${topic}`,

@@ -1,4 +1,5 @@
 import { parseEvent, resourceChangedV1, type Envelope, type ResourceChangedV1 } from '@flowboard/events';
+import { assertMatchesTopicSchema } from './event-schemas';
 
 /** A pg pool or client: what the helpers below query the service's schema through. */
 export interface Queryable {
@@ -15,8 +16,8 @@ export interface OutboxExpectation {
 
 /**
  * A project's `flowboard.resource-changed.v1` events in a service's outbox, in the order they were written (and
- * are published), each parsed by the contract. Throws if a row's envelope id, source or request id is not what
- * the service must write.
+ * are published), each checked against the topic's JSON Schema and parsed by the contract. Throws if a row breaks
+ * the schema, or if its envelope id, source or request id is not what the service must write.
  */
 export async function changeEventsInOutbox(
   db: Queryable,
@@ -28,6 +29,7 @@ export async function changeEventsInOutbox(
     [resourceChangedV1.topic, String(projectId)],
   );
   return rows.map((row) => {
+    assertMatchesTopicSchema(resourceChangedV1.topic, row.payload);
     const event = parseEvent(resourceChangedV1, JSON.stringify(row.payload));
     const wrong = [
       event.id !== row.id && `envelope id ${event.id} is not the row's id ${row.id}`,

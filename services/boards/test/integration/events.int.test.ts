@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { makeEvent, parseEvent, projectDeletedV1, storyDeletedV1, type Envelope } from '@flowboard/events';
 import { createKafka, ensureTopics, KafkaPublisher, type IncomingMessage } from '@flowboard/messaging';
 import { createLogger } from '@flowboard/service-kit';
-import { uniqueSuffix, waitFor } from '@flowboard/testing';
+import { assertMatchesTopicSchema, uniqueSuffix, waitFor } from '@flowboard/testing';
 import { makeDeleteStory } from '../../src/stories/application/delete-story';
 import { createBoardsStore } from '../../src/db/boards-store';
 import {
@@ -150,6 +150,7 @@ describe('story delete → outbox → Kafka', () => {
       );
       expect(rows).toHaveLength(1);
       const row = rows[0]!;
+      assertMatchesTopicSchema(storyDeletedV1.topic, row.payload); // the contract its consumers read
       const event = parseEvent(storyDeletedV1, JSON.stringify(row.payload));
       expect(event.id).toBe(row.id);
       expect(event.source).toBe('boards');
@@ -162,6 +163,7 @@ describe('story delete → outbox → Kafka', () => {
         'the story-deleted event on Kafka',
       );
       expect(message.key).toBe(String(projectId));
+      assertMatchesTopicSchema(storyDeletedV1.topic, message.value);
       expect(parseEvent(storyDeletedV1, message.value)).toEqual(event);
       const published = await admin.query('SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NOT NULL', [
         row.id,

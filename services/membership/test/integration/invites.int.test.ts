@@ -3,7 +3,7 @@ import { inviteCreatedV1, parseEvent, type Envelope, type InviteCreatedV1 } from
 import { createKafka, ensureTopics } from '@flowboard/messaging';
 import type { membership } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { uniqueSuffix, waitFor } from '@flowboard/testing';
+import { assertMatchesTopicSchema, uniqueSuffix, waitFor } from '@flowboard/testing';
 import { codeOf, startHarness, type Harness } from './harness';
 
 jest.setTimeout(60_000);
@@ -41,16 +41,21 @@ describe('invites', () => {
     // The outbox row is committed with the invite and marked published by the relay.
     const row = await waitFor(
       async () => {
-        const { rows } = await h.pool.query<{ id: string; published_at: Date | null; key: string }>(
-          "SELECT id, published_at, key FROM outbox WHERE payload->'data'->>'inviteId' = $1",
-          [String(invite!.id)],
-        );
+        const { rows } = await h.pool.query<{
+          id: string;
+          published_at: Date | null;
+          key: string;
+          payload: unknown;
+        }>("SELECT id, published_at, key, payload FROM outbox WHERE payload->'data'->>'inviteId' = $1", [
+          String(invite!.id),
+        ]);
         return rows[0]?.published_at ? rows[0] : undefined;
       },
       20_000,
       'the outbox row to be published',
     );
     expect(row.key).toBe(String(project.id));
+    assertMatchesTopicSchema(inviteCreatedV1.topic, row.payload); // the contract the notifier reads
 
     // ...and the event is on the topic.
     const kafka = createKafka({
@@ -61,24 +66,29 @@ describe('invites', () => {
     await ensureTopics(kafka, [inviteCreatedV1.topic]);
     const consumer = kafka.consumer({ groupId: `membership-test-${uniqueSuffix()}` });
     const seen: Array<Envelope<InviteCreatedV1>> = [];
+    const published: Array<Buffer | null> = [];
     try {
       await consumer.connect();
       await consumer.subscribe({ topic: inviteCreatedV1.topic, fromBeginning: true });
       await consumer.run({
         eachMessage: async ({ message }) => {
           // The topic is shared: other tests put poison messages on it, so skip what does not parse.
+          let event: Envelope<InviteCreatedV1>;
           try {
-            const event = parseEvent(inviteCreatedV1, message.value);
-            if (event.id === row.id) seen.push(event);
+            event = parseEvent(inviteCreatedV1, message.value);
           } catch {
-            // not ours
+            return; // not ours
           }
+          if (event.id !== row.id) return;
+          published.push(message.value);
+          seen.push(event);
         },
       });
       await waitFor(async () => (seen.length ? true : undefined), 30_000, 'the invite event on Kafka');
     } finally {
       await consumer.disconnect();
     }
+    for (const value of published) assertMatchesTopicSchema(inviteCreatedV1.topic, value); // what the notifier reads
     expect(seen[0]!.data).toEqual({
       inviteId: invite!.id,
       projectId: project.id,

@@ -3,7 +3,13 @@ import { parseEvent, projectDeletedV1, resourceChangedV1 } from '@flowboard/even
 import { createKafka, ensureTopics } from '@flowboard/messaging';
 import type { membership } from '@flowboard/proto';
 import { createLogger } from '@flowboard/service-kit';
-import { changeEventLog, changeEventsInOutbox, tailTopic, uniqueSuffix } from '@flowboard/testing';
+import {
+  assertMatchesTopicSchema,
+  changeEventLog,
+  changeEventsInOutbox,
+  tailTopic,
+  uniqueSuffix,
+} from '@flowboard/testing';
 import { codeOf, startHarness, type Harness } from './harness';
 
 // flowboard.resource-changed.v1: what each membership write puts in the outbox (in its transaction), compared
@@ -325,11 +331,12 @@ describe('project members', () => {
     expect(await codeOf(getMember(project.id, owner.id, heir.id))).toBe('OK');
     await h.call('DeleteProject', key, heir.id);
     expect(await next()).toEqual([]);
-    const { rowCount } = await h.pool.query('SELECT 1 FROM outbox WHERE topic = $1 AND key = $2', [
-      projectDeletedV1.topic,
-      String(project.id),
-    ]);
-    expect(rowCount).toBe(1);
+    const { rows } = await h.pool.query<{ payload: unknown }>(
+      'SELECT payload FROM outbox WHERE topic = $1 AND key = $2',
+      [projectDeletedV1.topic, String(project.id)],
+    );
+    expect(rows).toHaveLength(1);
+    assertMatchesTopicSchema(projectDeletedV1.topic, rows[0]!.payload); // the contract boards, files, webhooks read
   });
 });
 

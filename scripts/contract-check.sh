@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# The contract gates between the teams (docs/design.md "Contracts between teams"): each contract of the working
+# tree against the last release's, the committed snapshot in contracts/released/ (its SOURCE: the commit it was
+# taken from).
+#
+#   scripts/contract-check.sh check      the gates (npm test's `contracts` phase runs `check selftest`):
+#                                          protos       buf breaking (proto/buf.yaml) against contracts/released/proto
+#                                          events       each topic's JSON Schema (packages/events/schemas) against
+#                                                       contracts/released/events (packages/events/scripts/compat.mjs)
+#                                          openapi      oasdiff breaking --fail-on ERR of the served document against
+#                                                       contracts/released/openapi.json
+#   scripts/contract-check.sh selftest   shows each gate failing: plants breaks in temp copies of the working
+#                                        contracts and expects each gate to fail naming the break (and the unmodified
+#                                        copies to pass); then the event comparator's unit tests
+#   scripts/contract-check.sh release    moves the baseline: snapshots the working tree's contracts into
+#                                        contracts/released/ and records HEAD in SOURCE (part of releasing; refuses
+#                                        while the contracts' sources differ from HEAD)
+#
+# Needs the build (npx turbo run build): the OpenAPI document is rendered from the built gateway. buf is the npm
+# package of its official binaries (@bufbuild/buf, pinned in the root package.json: no build, seconds to install);
+# oasdiff, which has none there, is built once per pin with `go install` into $FLOWBOARD_CACHE
+# (deploy/local/lib.sh ensure_go_tool).
+set -euo pipefail
+# shellcheck source=deploy/local/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
+cd "$REPO"
+
+OASDIFF_MODULE=github.com/oasdiff/oasdiff@v1.37.0
+RELEASED=$REPO/contracts/released
+
+ensure_buf() {
+  BUF=$REPO/node_modules/.bin/buf
+  [ -x "$BUF" ] || ensure_node_deps
+  [ -x "$BUF" ] || die "buf: $BUF is missing after npm ci (@bufbuild/buf in package.json)"
+}
+ensure_oasdiff() { OASDIFF=$(ensure_go_tool oasdiff "$OASDIFF_MODULE") || die "oasdiff: build failed"; }
+
+TMP=$(mktemp -d -t flowboard-contracts-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+render_openapi() {  # render_openapi <out file>: the document the built gateway serves
+  node contracts/render-openapi.js >"$1"
+}
+
+# Each gate: <released> <current>; prints what it found, exits non-zero on a break.
+gate_protos() {  # gate_protos <released proto root> <current proto root (with buf.yaml)>
+  # --against: the released files as a module of their own (no buf.yaml there: the rules are the current one's).
+  (cd "$2" && "$BUF" breaking . --against "$1" --error-format text)
+}
+gate_events() {  # gate_events <released schemas dir> <current schemas dir>
+  node packages/events/scripts/compat.mjs "$1" "$2"
+}
+gate_openapi() {  # gate_openapi <released document> <current document>
+  "$OASDIFF" breaking --fail-on ERR --format text "$1" "$2"
+}
+
+check() {
+  local t0 failed=() source
+  [ -s "$RELEASED/SOURCE" ] || die "no baseline: $RELEASED/SOURCE is missing (scripts/contract-check.sh release)"
+  source=$(cat "$RELEASED/SOURCE")
+  [[ $source =~ ^[0-9a-f]{40}$ ]] || die "$RELEASED/SOURCE must hold one full commit hash, not '$source'"
+  log "contracts: against the release of ${source:0:12} (contracts/released)"
+  t0=$(now_ms)
+  ensure_buf
+  ensure_oasdiff
+  log "contracts: tools ready in $(($(now_ms) - t0)) ms (buf $("$BUF" --version), oasdiff ${OASDIFF_MODULE##*@})"
+
+  t0=$(now_ms)
+  if gate_protos "$RELEASED/proto" "$REPO/proto"; then
+    log "contracts: protos compatible ($(($(now_ms) - t0)) ms)"
+  else
+    failed+=(protos)
+    echo "error: protos: a breaking change against the release (above); see docs/design.md \"Contracts between teams\"" >&2
+  fi
+  t0=$(now_ms)
+  if gate_events "$RELEASED/events" "$REPO/packages/events/schemas"; then
+    log "contracts: event schemas compatible ($(($(now_ms) - t0)) ms)"
+  else
+    failed+=(events)
+    echo "error: events: a breaking change against the release (above)" >&2
+  fi
+  t0=$(now_ms)
+  render_openapi "$TMP/openapi.json" || die "could not render the OpenAPI document (is the gateway built?)"
+  if gate_openapi "$RELEASED/openapi.json" "$TMP/openapi.json"; then
+    log "contracts: public HTTP API compatible ($(($(now_ms) - t0)) ms)"
+  else
+    failed+=(openapi)
+    echo "error: openapi: a breaking change of the public HTTP API against the release (above)" >&2
+  fi
+  ((${#failed[@]} == 0)) || die "contract gates failed: ${failed[*]}"
+  log "contracts: all three gates pass"
+}
+
+# expect_break <gate> <what> <fragment> <released> <current>: the gate must fail and name the break.
+SELFTEST_FAILED=0
+expect_break() {
+  local gate=$1 what=$2 fragment=$3 out rc=0
+  out=$("gate_$gate" "$4" "$5" 2>&1) || rc=$?
+  if ((rc != 0)) && grep -qF -- "$fragment" <<<"$out"; then
+    echo "  ok   $gate fails on: $what"
+    grep -F -- "$fragment" <<<"$out" | head -2 | sed 's/^[[:space:]]*/         /'
+  else
+    SELFTEST_FAILED=1
+    echo "  FAIL $gate on '$what': exit $rc, expected a failure mentioning '$fragment'; it printed:"
+    sed 's/^/         /' <<<"$out"
+  fi
+}
+expect_pass() {  # expect_pass <gate> <released> <current>
+  local out rc=0
+  out=$("gate_$1" "$2" "$3" 2>&1) || rc=$?
+  if ((rc == 0)); then echo "  ok   $1 passes on the unmodified copy"; else
+    SELFTEST_FAILED=1
+    echo "  FAIL $1 fails on the unmodified copy (exit $rc):"
+    sed 's/^/         /' <<<"$out"
+  fi
+}
+
+selftest() {
+  local base=$TMP/selftest cur t0
+  t0=$(now_ms)
+  ensure_buf
+  ensure_oasdiff
+  log "contracts selftest: planted breaks in copies of the working contracts, in $base"
+  mkdir -p "$base/released/proto" "$base/released/events"
+  cp -r proto/flowboard "$base/released/proto/"
+  cp packages/events/schemas/*.json "$base/released/events/"
+  render_openapi "$base/released/openapi.json" || die "could not render the OpenAPI document (is the gateway built?)"
+  fresh() {  # a fresh current copy: $cur
+    cur=$base/current
+    rm -rf "$cur" && mkdir -p "$cur/proto" "$cur/events"
+    cp proto/buf.yaml "$cur/proto/" && cp -r proto/flowboard "$cur/proto/"
+    cp packages/events/schemas/*.json "$cur/events/"
+    cp "$base/released/openapi.json" "$cur/openapi.json"
+  }
+  fresh
+  expect_pass protos "$base/released/proto" "$cur/proto"
+  expect_pass events "$base/released/events" "$cur/events"
+  expect_pass openapi "$base/released/openapi.json" "$cur/openapi.json"
+
+  local boards=flowboard/boards/v1/boards_service.proto field name number rpc
+  # The first field of boards' Story message: deleted, then renumbered.
+  read -r field name number < <(awk '/^message Story \{/ { on = 1; next } on && /^}/ { exit }
+    on && match($0, /^ +[a-z0-9_.]+ +([a-z_0-9]+) += ([0-9]+);/) { split($0, w, /[ =;]+/); print w[2], w[3], w[4]; exit }' \
+    "proto/$boards")
+  [ -n "${number:-}" ] || die "selftest: no field found in boards' Story message"
+  fresh
+  sed -i "/^message Story {/,/^}/{/^ *$field $name = $number;/d}" "$cur/proto/$boards"
+  expect_break protos "Story.$name (field $number) deleted" "\"$number\" with name \"$name\" on message \"Story\" was deleted" \
+    "$base/released/proto" "$cur/proto"
+  fresh
+  sed -i "/^message Story {/,/^}/{s/^\( *$field $name = \)$number;/\1${number}99;/}" "$cur/proto/$boards"
+  expect_break protos "Story.$name renumbered $number -> ${number}99" "\"$number\" with name \"$name\" on message \"Story\" was deleted" \
+    "$base/released/proto" "$cur/proto"
+  # The first RPC of StoriesService removed (an old gateway would get UNIMPLEMENTED).
+  rpc=$(awk '/^service StoriesService \{/ { on = 1; next } on && match($0, /rpc +[A-Za-z]+/) { print substr($0, RSTART + 4, RLENGTH - 4); exit }' "proto/$boards" | tr -d ' ')
+  fresh
+  perl -0pi -e "s/^\s*rpc $rpc\([^)]*\)\s*returns\s*\([^)]*\)\s*(;|\{[^}]*\})\n//m" "$cur/proto/$boards"
+  expect_break protos "StoriesService.$rpc removed" "\"$rpc\" on service \"StoriesService\" was deleted" \
+    "$base/released/proto" "$cur/proto"
+
+  local topic=membership.invite-created.v1 deleted=boards.story-deleted.v1
+  fresh
+  node -e 'const fs = require("fs"), f = process.argv[1], s = JSON.parse(fs.readFileSync(f, "utf8"));
+    delete s.properties.data.properties.email; s.properties.data.required = s.properties.data.required.filter((r) => r !== "email");
+    fs.writeFileSync(f, JSON.stringify(s));' "$cur/events/$topic.json"
+  expect_break events "$topic: required data.email removed" "BREAK $topic: data.email: removed (it was required)" \
+    "$base/released/events" "$cur/events"
+  fresh
+  node -e 'const fs = require("fs"), f = process.argv[1], s = JSON.parse(fs.readFileSync(f, "utf8"));
+    s.properties.data.properties.storyId = { type: "string" }; fs.writeFileSync(f, JSON.stringify(s));' "$cur/events/$deleted.json"
+  expect_break events "$deleted: data.storyId integer -> string" "BREAK $deleted: data.storyId: changed" \
+    "$base/released/events" "$cur/events"
+  fresh
+  node -e 'const fs = require("fs"), f = process.argv[1], s = JSON.parse(fs.readFileSync(f, "utf8"));
+    s.properties.data.properties.locale = { type: "string" }; s.properties.data.required.push("locale");
+    fs.writeFileSync(f, JSON.stringify(s));' "$cur/events/$topic.json"
+  expect_break events "$topic: required data.locale added" "BREAK $topic: data.locale: added as required" \
+    "$base/released/events" "$cur/events"
+
+  fresh
+  node -e 'const fs = require("fs"), f = process.argv[1], d = JSON.parse(fs.readFileSync(f, "utf8"));
+    delete d.paths["/api/v1/me/stories"]; fs.writeFileSync(f, JSON.stringify(d));' "$cur/openapi.json"
+  expect_break openapi "path /api/v1/me/stories removed" "api-path-removed-without-deprecation" \
+    "$base/released/openapi.json" "$cur/openapi.json"
+  fresh
+  node -e 'const fs = require("fs"), f = process.argv[1], d = JSON.parse(fs.readFileSync(f, "utf8"));
+    const s = d.components.schemas.Story; delete s.properties.priority; s.required = s.required.filter((r) => r !== "priority");
+    fs.writeFileSync(f, JSON.stringify(d));' "$cur/openapi.json"
+  expect_break openapi "Story.priority (required in responses) removed" "removed the required property \`items/items/priority\`" \
+    "$base/released/openapi.json" "$cur/openapi.json"
+
+  log "contracts selftest: the event comparator's unit tests (node --test packages/events/scripts/)"
+  node --test --test-reporter=dot packages/events/scripts/ || SELFTEST_FAILED=1
+  ((SELFTEST_FAILED == 0)) || die "contracts selftest failed"
+  log "contracts selftest: every gate fails on its planted breaks ($(($(now_ms) - t0)) ms)"
+}
+
+release() {
+  local head sources=(proto/flowboard packages/events/src packages/events/schemas services/gateway/src contracts/render-openapi.js)
+  head=$(git rev-parse HEAD)
+  if ! git diff --quiet HEAD -- "${sources[@]}" || [ -n "$(git status --porcelain --untracked-files=all -- "${sources[@]}")" ]; then
+    git status --short -- "${sources[@]}" >&2
+    die "the contracts' sources differ from HEAD (above): commit them first, so SOURCE names what the snapshot holds"
+  fi
+  log "contracts: building (the OpenAPI document comes from the built gateway)"
+  npx turbo run build --output-logs=errors-only --filter=@flowboard/gateway --filter=@flowboard/events
+  node packages/events/scripts/compat.mjs packages/events/schemas packages/events/schemas >/dev/null
+  rm -rf "$RELEASED.new" && mkdir -p "$RELEASED.new/proto" "$RELEASED.new/events"
+  cp -r proto/flowboard "$RELEASED.new/proto/"
+  cp packages/events/schemas/*.json "$RELEASED.new/events/"
+  render_openapi "$RELEASED.new/openapi.json"
+  npx prettier --write --log-level warn "$RELEASED.new/openapi.json"
+  echo "$head" >"$RELEASED.new/SOURCE"
+  rm -rf "$RELEASED" && mv "$RELEASED.new" "$RELEASED"
+  log "contracts: contracts/released/ is now the release of ${head:0:12}; commit it with the release"
+  git status --short -- contracts/released
+}
+
+(($# > 0)) || set -- check
+for command in "$@"; do
+  case $command in
+    check) check ;;
+    selftest) selftest ;;
+    release) release ;;
+    *) die "usage: scripts/contract-check.sh check|selftest|release ..." ;;
+  esac
+done
