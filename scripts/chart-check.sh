@@ -8,8 +8,16 @@
 # Deployment's and migration Job's environment, built as the kubelet would, is run through its service's own
 # config loader (services/<svc>/dist/config.js: run after `npx turbo run build`, as npm test does), and every
 # topologySpreadConstraint must select its own pods, every grace period outlast preStop + drain, and the
-# NetworkPolicies admit every connection a pod is configured with. Last, negative checks: each guard must still fail
-# on values made to break it.
+# NetworkPolicies admit every connection a pod is configured with (the migration init containers' too).
+#
+# Releases per service (docs/releasing.md): each components.<name>.version in values.yaml must be the version in
+# services/<name>/package.json, with an entry in services/<name>/CHANGELOG.md; no rendering may hold a pre/post
+# install/upgrade hook (they run on every upgrade of the release, for every component); and a change that does not
+# touch a component must not change its pod template: the chart is rendered again after each of a set of changes (a
+# chart version/appVersion bump with one component's version, one component's credential, image tag or setting) and
+# every Deployment's pod template is compared: exactly the touched component's must differ.
+#
+# Last, negative checks: each guard must still fail on values (or a chart) made to break it.
 #
 # The cluster APIs a values set needs beyond Kubernetes' own are given to `helm template` with --api-versions
 # ($EXTRA_APIS: the Prometheus Operator's ServiceMonitor, which templates/servicemonitor.yaml requires when
@@ -84,10 +92,58 @@ log "helm: $("$HELM" version --short) ($HELM); kubernetes-validate $KV_VERSION, 
 WORK=$(mktemp -d -t flowboard-chart-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
+# check_versions <values.yaml>: every component's `version` is its service's package.json version, and its
+# CHANGELOG.md has that release's entry ("## <version> — <date>").
+check_versions() {
+  node -e '
+    const fs = require("fs");
+    const YAML = require("yaml");
+    const file = process.argv[1];
+    const components = YAML.parse(fs.readFileSync(file, "utf8")).components ?? {};
+    let bad = 0;
+    for (const [name, c] of Object.entries(components)) {
+      const pkgFile = `services/${name}/package.json`;
+      if (!fs.existsSync(pkgFile)) { console.log(`components.${name}: there is no ${pkgFile}`); bad++; continue; }
+      const version = JSON.parse(fs.readFileSync(pkgFile, "utf8")).version;
+      if (c.version !== version) {
+        console.log(`components.${name}.version is ${c.version ?? "(unset)"} in ${file}, but ${pkgFile} says ${version}: ` +
+          "they must agree (bump both; docs/releasing.md)");
+        bad++;
+      }
+      const log = `services/${name}/CHANGELOG.md`;
+      const entry = new RegExp(`^## \\[?${version.replace(/\./g, "\\.")}\\]? `, "m");
+      if (!fs.existsSync(log) || !entry.test(fs.readFileSync(log, "utf8"))) {
+        console.log(`${log} has no entry "## ${version} — <date>" for the version in ${pkgFile}`);
+        bad++;
+      }
+    }
+    if (bad) process.exit(1);
+    console.log(`${Object.keys(components).length} components: versions agree with services/*/package.json, each with its CHANGELOG.md entry`);
+  ' "$1"
+}
+
+log "components' versions against services/*/package.json ($CHART/values.yaml)"
+if check_versions "$CHART/values.yaml" >"$WORK/versions.out" 2>&1; then
+  cat "$WORK/versions.out"
+else
+  cat "$WORK/versions.out" >&2
+  fail "components' versions (values.yaml vs services/*/package.json, CHANGELOG.md)"
+fi
+
 log "helm lint --strict $CHART"
 # Default values render nothing without credentials (Helm reports the missing `required` values as INFO).
 "$HELM" lint --strict --kube-version "$K8S_VERSION.0" "$CHART" >"$WORK/default.lint" 2>&1 \
   || { cat "$WORK/default.lint" >&2; fail "helm lint (default values)"; }
+
+# no_release_hooks <rendered.yaml>: no install/upgrade/rollback hooks. Helm runs them on every upgrade of the release,
+# for every component, whatever changed: migrations belong in the migrating components' init containers. (The
+# `helm test` hook is fine: it runs only on `helm test`.)
+no_release_hooks() {
+  if grep -nE '^ *"?helm\.sh/hook"?: .*(install|upgrade|rollback)' "$1"; then
+    echo "$1: install/upgrade/rollback hooks (above) run on every upgrade of the release, for every component"
+    return 1
+  fi
+}
 
 shopt -s nullglob
 sets=("$CHART"/ci/*.yaml)
@@ -104,6 +160,7 @@ for f in "${sets[@]}"; do
     fail "[$name] helm template"
     continue
   fi
+  no_release_hooks "$out" >&2 || fail "[$name] install/upgrade hooks rendered (they run for every component on every upgrade)"
   log "[$name] kubernetes-validate -k $K8S_VERSION --strict ($(grep -c '^kind:' "$out") manifests)"
   # CRD kinds (the Prometheus Operator's ServiceMonitor) have no schema in the package: that one warning is
   # expected, and the golden diff below still checks their rendering.
@@ -171,6 +228,90 @@ else
   grep -v '^ok ' "$WORK/env.out" >&2
   fail "pods' configuration (chart-env-check)"
 fi
+
+# pod_template_changes <a.yaml> <b.yaml>: per Deployment (by component), the paths of its pod template that differ
+# between two renderings, one "<component><TAB><path, path...>" line each (empty: identical).
+pod_template_changes() {
+  node -e '
+    const fs = require("fs");
+    const YAML = require("yaml");
+    const load = (f) => new Map(YAML.parseAllDocuments(fs.readFileSync(f, "utf8")).map((d) => d.toJS())
+      .filter((d) => d && d.kind === "Deployment")
+      .map((d) => [d.metadata.labels["app.kubernetes.io/component"], d.spec.template]));
+    const diff = (x, y, path, out) => {
+      if (JSON.stringify(x) === JSON.stringify(y)) return out;
+      if (x && y && typeof x === "object" && typeof y === "object") {
+        for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) diff(x[k], y[k], path ? `${path}.${k}` : k, out);
+      } else out.push(path);
+      return out;
+    };
+    const [a, b] = [load(process.argv[1]), load(process.argv[2])];
+    for (const name of [...new Set([...a.keys(), ...b.keys()])].sort())
+      console.log(`${name}\t${diff(a.get(name), b.get(name), "", []).join(", ")}`);
+  ' "$1" "$2"
+}
+
+# expect_rolls <what> <components that must roll, comma-separated, or "-"> <chart> <helm template args...>: renders
+# <chart> with the args (over the values set in $ISO_VALUES) and compares every Deployment's pod template with the
+# base rendering ($WORK/iso-base.yaml): exactly the named components' must differ.
+expect_rolls() {
+  local what=$1 want=$2 chart=$3 got
+  shift 3
+  "$HELM" template "$RELEASE" "$chart" --namespace "$NAMESPACE" --kube-version "$K8S_VERSION.0" "${EXTRA_APIS[@]}" \
+    -f "$ISO_VALUES" "$@" >"$WORK/iso.yaml" 2>"$WORK/iso.err" || { cat "$WORK/iso.err"; return 1; }
+  pod_template_changes "$WORK/iso-base.yaml" "$WORK/iso.yaml" >"$WORK/iso.changes" || return 1
+  got=$(awk -F '\t' '$2 != "" { print $1 }' "$WORK/iso.changes" | paste -sd, -)
+  if [ "${got:--}" != "$want" ]; then
+    echo "$what: pod templates changed: ${got:-none}; expected: $want"
+    awk -F '\t' '$2 != "" { print "  " $1 ": " $2 }' "$WORK/iso.changes"
+    return 1
+  fi
+  local same
+  same=$(awk -F '\t' '$2 == ""' "$WORK/iso.changes" | wc -l)
+  if [ "$want" = - ]; then echo "$what: no pod template changed ($same identical)"
+  else echo "$what: pod templates changed: $want only ($same others identical)"; fi
+  awk -F '\t' '$2 != "" { print "  " $1 ": " $2 }' "$WORK/iso.changes"
+}
+
+# A copy of the chart with its version and appVersion bumped, as a chart release that changes nothing else would be.
+bumped_chart() {  # bumped_chart <dir>
+  rm -rf "$1" && cp -r "$CHART" "$1"
+  sed -i -E 's/^version: .*/version: 9.9.9/; s/^appVersion: .*/appVersion: "9.9.9"/' "$1/Chart.yaml"
+}
+
+log "one component's change rolls that component only (pod templates of two renderings compared)"
+isolation() {  # isolation <values set>: the cases below over that set
+  ISO_VALUES=$1
+  "$HELM" template "$RELEASE" "$CHART" --namespace "$NAMESPACE" --kube-version "$K8S_VERSION.0" "${EXTRA_APIS[@]}" \
+    -f "$ISO_VALUES" >"$WORK/iso-base.yaml" 2>"$WORK/iso.err" || { cat "$WORK/iso.err" >&2; return 1; }
+  local bumped="$WORK/chart-bumped" rc=0 chart
+  chart=$(sed -n 's/^version: //p' "$CHART/Chart.yaml")
+  bumped_chart "$bumped"
+  # Each case: what, the components that must roll, the chart, helm's arguments.
+  expect_rolls "chart $chart -> 9.9.9 (version and appVersion)" - "$bumped" || rc=1
+  expect_rolls "chart $chart -> 9.9.9 + components.boards.version=1.1.0" boards "$bumped" \
+    --set components.boards.version=1.1.0 || rc=1
+  expect_rolls "components.webhooks.image.tag=1.0.1-rc.1" webhooks "$CHART" --set components.webhooks.image.tag=1.0.1-rc.1 || rc=1
+  expect_rolls "components.membership.version=1.0.1" membership "$CHART" --set components.membership.version=1.0.1 || rc=1
+  expect_rolls "external.s3.bucket" files "$CHART" --set external.s3.bucket=another-bucket || rc=1
+  if ! grep -q 'existingSecret:' "$ISO_VALUES"; then
+    # A chart-made Secret: each component's checksum covers only the keys it uses.
+    expect_rolls "secrets.values.SMTP_URL (the notifier's)" notifier "$CHART" \
+      --set-string secrets.values.SMTP_URL=smtp://mail.elsewhere.svc:25 || rc=1
+    expect_rolls "secrets.values.S3_SECRET_KEY (files')" files "$CHART" --set-string secrets.values.S3_SECRET_KEY=rotated || rc=1
+    expect_rolls "secrets.values.REDIS_URL (gateway's and notifier's)" gateway,notifier "$CHART" \
+      --set-string secrets.values.REDIS_URL=redis://redis.elsewhere.svc:6379 || rc=1
+  fi
+  return $rc
+}
+for f in "$CHART/ci/minimal.yaml" "$CHART/ci/production.yaml"; do
+  if isolation "$f" >"$WORK/isolation.out" 2>&1; then
+    sed "s|^|[$(basename "$f" .yaml)] |" "$WORK/isolation.out"
+  else
+    sed "s|^|[$(basename "$f" .yaml)] |" "$WORK/isolation.out" >&2
+    fail "[$(basename "$f" .yaml)] a change rolled components it does not touch (or not the one it does)"
+  fi
+done
 
 # expect_fail <what> <ERE> <command...>: the command must fail, and its output match the ERE.
 expect_fail() {
@@ -242,6 +383,33 @@ render negative-spread -f "$MINIMAL" -f "$WORK/negative-spread.values.yaml" \
 expect_fail "spread constraint that selects other pods" \
   'topologySpreadConstraints\[0\] .*does not select the pod' \
   env_check "$MINIMAL + gateway spread by the boards' labels=$WORK/negative-spread.yaml"
+
+# A component whose version disagrees with its package.json is named.
+sed -E '/^  boards:$/,/^  [a-z]+:$/ s/^    version: .*/    version: "9.9.9"/' "$CHART/values.yaml" >"$WORK/negative-version.values.yaml"
+expect_fail "boards' version not its package.json's" \
+  'components\.boards\.version is 9\.9\.9 .*services/boards/package\.json says' \
+  check_versions "$WORK/negative-version.values.yaml"
+# A migration init container of another version than its pod's service is found (boards' migrate at 0.9.0).
+sed '0,/^\( *\)image: flowboard\/boards:\(.*\)$/ s//\1image: flowboard\/boards:0.9.0/' "$WORK/minimal.yaml" >"$WORK/negative-migrate.yaml"
+expect_fail "boards' migrations from another image" \
+  'init container migrate: image flowboard/boards:0\.9\.0 is not the service container' \
+  env_check "$MINIMAL, boards' migrate image 0.9.0=$WORK/negative-migrate.yaml"
+# A pre-upgrade hook is found (the minimal rendering plus a migration Job as the chart had them).
+{ cat "$WORK/minimal.yaml"; printf -- '---\nkind: Job\nmetadata:\n  name: flowboard-boards-migrate\n  annotations:\n    helm.sh/hook: pre-install,pre-upgrade\n'; } >"$WORK/negative-hook.yaml"
+expect_fail "a pre-upgrade hook Job" 'install/upgrade/rollback hooks .* run on every upgrade' no_release_hooks "$WORK/negative-hook.yaml"
+# The isolation check sees a pod template that carries something release-wide: a chart whose pods are annotated
+# with the chart version rolls every component on a chart bump.
+leaky="$WORK/chart-leaky"
+rm -rf "$leaky" && cp -r "$CHART" "$leaky"
+sed -i -E 's/^( *)checksum\/config: .*/&\n\1chart-version: {{ $.Chart.Version | quote }}/' "$leaky/templates/workload.yaml"
+grep -q 'chart-version:' "$leaky/templates/workload.yaml" || fail "negative check: could not plant a chart-version annotation"
+ISO_VALUES=$MINIMAL
+"$HELM" template "$RELEASE" "$leaky" --namespace "$NAMESPACE" --kube-version "$K8S_VERSION.0" -f "$MINIMAL" \
+  >"$WORK/iso-base.yaml" 2>"$WORK/iso.err" || { cat "$WORK/iso.err" >&2; fail "negative check: helm template (leaky chart)"; }
+bumped_chart "$WORK/chart-leaky-bumped" && cp "$leaky/templates/workload.yaml" "$WORK/chart-leaky-bumped/templates/"
+expect_fail "a chart bump seen in every pod template" \
+  'pod templates changed: boards,files,gateway,membership,notifier,webhooks; expected: -' \
+  expect_rolls "leaky chart bumped" - "$WORK/chart-leaky-bumped"
 
 secs=$(awk -v ms=$(($(now_ms) - T0)) 'BEGIN { printf "%.1f", ms / 1000 }')
 if ((${#FAILED[@]})); then

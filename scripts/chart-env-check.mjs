@@ -5,22 +5,25 @@
 //
 //   node scripts/chart-env-check.mjs [--existing-secret NAME] <values label>=<rendered.yaml> ...
 //
-// For every container of every Deployment and migration Job:
+// For every container and init container of every Deployment:
 //  - environment: builds it as the kubelet would (the Services' link variables, then envFrom ConfigMaps/Secrets,
 //    then `env` entries with $(VAR) expansion; secretKeyRef values from the rendered Secret, or for the Secret
 //    named by --existing-secret, which the user provides, a fixture of the right shape for each key the chart
-//    documents in values.schema.json `secrets.values`) and runs the service's own config loader on it: a
-//    Deployment of component <svc> with services/<svc>'s start-up loader (load<Svc>Config, or service-kit's
-//    loadConfig with its configSchema, as its main.ts does), a Job of component <svc>-migrations with its
+//    documents in values.schema.json `secrets.values`) and runs the service's own config loader on it: the
+//    containers of a Deployment of component <svc> with services/<svc>'s start-up loader (load<Svc>Config, or
+//    service-kit's loadConfig with its configSchema, as its main.ts does), its init container `migrate` with its
 //    migration loader (loadMigrationConfig, or loadConfig with the schema its db/migrate.ts uses). Variables
 //    the chart sets that the service's configSchema does not know (a typo is otherwise silently ignored) fail too,
 //    except the runtime's own (NODE_OPTIONS, OTEL_*, ...).
+//  - migrations: the init container `migrate` runs the service's own image (the version whose pods roll, not
+//    another one's) with the same securityContext as the service; other init containers, and Jobs (the chart
+//    runs no migration Jobs any more), are not understood and fail.
 //  - topologySpreadConstraints: each has a labelSelector, and it selects its own pod template's labels (one that
 //    selects nothing spreads nothing, and the API server warns).
 //  - shutdown: terminationGracePeriodSeconds is larger than the preStop sleep plus the services' drain bound
 //    (onShutdown's timeoutMs in packages/service-kit/src/shutdown.ts), so the kubelet never kills a pod mid-drain.
-//  - network: every host:port in the pod's configuration (peer addresses, database and broker URLs) is admitted by
-//    the rendered NetworkPolicies: the pod's own egress rules, and for a Service of the release the ingress rules of
+//  - network: every host:port in the pod's configuration (peer addresses, database and broker URLs; the init
+//    container's database URL too) is admitted by the rendered NetworkPolicies: the pod's own egress rules, and for a Service of the release the ingress rules of
 //    the pods behind it. (No enforcing CNI runs in the one-node test cluster, so a missing rule shows only here.)
 // Prints one line per checked container and exits 1 with every problem, each naming the values set, the
 // component and the object.
@@ -341,14 +344,20 @@ for (const { label, file } of sets) {
     deployments: byKind('Deployment'),
     networkPolicies: byKind('NetworkPolicy'),
   };
-  const workloads = [...byKind('Deployment'), ...byKind('Job')];
-  if (!byKind('Deployment').length) failures.push(`[${label}] no Deployment rendered`);
+  const workloads = byKind('Deployment');
+  if (!workloads.length) failures.push(`[${label}] no Deployment rendered`);
+  for (const job of byKind('Job')) {
+    failures.push(
+      `[${label}] Job ${job.metadata.name}: not understood by this check (migrations run in the Deployments' ` +
+        'init container `migrate`, not in Jobs)',
+    );
+  }
 
   for (const w of workloads) {
     const template = w.spec.template;
     const component = template.metadata?.labels?.['app.kubernetes.io/component'] ?? '(no component label)';
     const object = `${w.kind} ${w.metadata.name}`;
-    const problems = w.kind === 'Deployment' ? podProblems(template, template.spec.containers) : [];
+    const problems = podProblems(template, template.spec.containers);
     const passed = checkEnvironment(w, component, objects, problems);
     if (problems.length) {
       failures.push(
@@ -360,34 +369,52 @@ for (const { label, file } of sets) {
   }
 }
 
-/** Runs the service's loader on each container's environment; adds to `problems`, returns what passed. */
+/**
+ * Runs the service's loaders on each container's environment (the start-up loader for the containers, the migration
+ * loader for the init container `migrate`); adds to `problems`, returns what passed.
+ */
 function checkEnvironment(workload, component, objects, problems) {
-  const migration = workload.kind === 'Job';
-  const svc = migration ? component.replace(/-migrations$/, '') : component;
-  if (migration && svc === component) {
-    problems.push('a Job whose component label does not end in -migrations: no loader is known for it');
-    return [];
-  }
+  const svc = component;
   const loaders = serviceLoaders(svc);
   if (loaders.error) {
     problems.push(loaders.error);
     return [];
   }
-  const loader = migration ? loaders.migration : loaders.main;
-  if (!loader) {
-    problems.push(`services/${svc} has a migration Job but exports no migration config loader`);
-    return [];
+  const pod = workload.spec.template.spec;
+  const service = pod.containers.find((c) => c.name === svc) ?? pod.containers[0];
+  const checks = [];
+  for (const init of pod.initContainers ?? []) {
+    if (init.name !== 'migrate') {
+      problems.push(`init container ${init.name}: not understood by this check (only \`migrate\` is)`);
+      continue;
+    }
+    if (!loaders.migration) {
+      problems.push(`init container migrate: services/${svc} exports no migration config loader`);
+      continue;
+    }
+    // The migrations of the version whose pods these are, with the service's own hardening.
+    if (init.image !== service.image) {
+      problems.push(
+        `init container migrate: image ${init.image} is not the service container's (${service.image})`,
+      );
+    }
+    if (JSON.stringify(init.securityContext ?? {}) !== JSON.stringify(service.securityContext ?? {})) {
+      problems.push("init container migrate: its securityContext differs from the service container's");
+    }
+    checks.push({ container: init, loader: loaders.migration, kind: 'init container' });
   }
+  for (const container of pod.containers) checks.push({ container, loader: loaders.main, kind: 'container' });
   const passed = [];
-  for (const container of workload.spec.template.spec.containers) {
+  for (const { container, loader, kind } of checks) {
     const before = problems.length;
-    const { env, set, problems: envProblems } = containerEnv(workload.spec.template.spec, container, objects);
-    problems.push(...envProblems.map((p) => `container ${container.name}: ${p}`));
+    const what = `${kind} ${container.name}`;
+    const { env, set, problems: envProblems } = containerEnv(pod, container, objects);
+    problems.push(...envProblems.map((p) => `${what}: ${p}`));
     try {
       loader.load(env);
     } catch (err) {
       const list = Array.isArray(err.problems) ? err.problems : [err.message];
-      problems.push(...list.map((p) => `container ${container.name}: services/${svc} ${loader.name}: ${p}`));
+      problems.push(...list.map((p) => `${what}: services/${svc} ${loader.name}: ${p}`));
     }
     // (only when the build exports configSchema, the list of what the service reads)
     const ahead = AHEAD_OF_CODE[svc] ?? [];
@@ -405,14 +432,14 @@ function checkEnvironment(workload, component, objects, problems) {
     );
     if (unknown.length) {
       problems.push(
-        `container ${container.name}: variables services/${svc}'s configSchema does not know (a typo?): ${unknown.join(', ')}`,
+        `${what}: variables services/${svc}'s configSchema does not know (a typo?): ${unknown.join(', ')}`,
       );
     }
     const network = networkProblems(workload, env, set, objects);
-    problems.push(...network.problems.map((p) => `container ${container.name}: ${p}`));
+    problems.push(...network.problems.map((p) => `${what}: ${p}`));
     if (problems.length === before)
       passed.push(
-        `container ${container.name}: ${loader.name} accepts its ${set.size} variables; ` +
+        `${what}: ${loader.name} accepts its ${set.size} variables; ` +
           `NetworkPolicies admit its ${network.checked} connection(s)`,
       );
   }

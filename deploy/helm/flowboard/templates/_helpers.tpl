@@ -34,13 +34,32 @@ app.kubernetes.io/instance: {{ $root.Release.Name }}
 app.kubernetes.io/component: {{ index . 1 }}
 {{- end }}
 
-{{/* All labels of a component's objects: (list $ "boards") */}}
+{{/* A component's release version (components.<name>.version): (list $ "boards") → 1.0.0 */}}
+{{- define "flowboard.version" -}}
+{{- $root := index . 0 }}
+{{- $name := index . 1 }}
+{{- $c := index $root.Values.components $name | default dict }}
+{{- required (printf "components.%s.version is required (the service's release, as in services/%s/package.json)" $name $name) $c.version }}
+{{- end }}
+
+{{/* Labels of a component's pods: its selector labels and its own version, nothing release-wide, so a change to
+     the chart (its version, appVersion, another component) never changes them: (list $ "boards"), or
+     (list $ "gateway" "gateway-test") for pods of another component label carrying that component's version. */}}
+{{- define "flowboard.podLabels" -}}
+{{- $root := index . 0 -}}
+{{- $name := index . 1 -}}
+{{- $label := $name }}{{ if gt (len .) 2 }}{{ $label = index . 2 }}{{ end -}}
+{{ include "flowboard.selectorLabels" (list $root $label) }}
+app.kubernetes.io/part-of: flowboard
+app.kubernetes.io/version: {{ include "flowboard.version" (list $root $name) | quote }}
+app.kubernetes.io/managed-by: {{ $root.Release.Service }}
+{{- end }}
+
+{{/* All labels of a component's objects (Deployment, Service, ConfigMap, PDB, HPA...): its pods' labels and the
+     chart's (helm.sh/chart: on the objects' metadata only, which rolls no pod). Same arguments as podLabels. */}}
 {{- define "flowboard.labels" -}}
 {{- $root := index . 0 -}}
-{{ include "flowboard.selectorLabels" . }}
-app.kubernetes.io/part-of: flowboard
-app.kubernetes.io/version: {{ $root.Chart.AppVersion | quote }}
-app.kubernetes.io/managed-by: {{ $root.Release.Service }}
+{{ include "flowboard.podLabels" . }}
 helm.sh/chart: {{ include "flowboard.chart" $root }}
 {{- end }}
 
@@ -79,7 +98,8 @@ helm.sh/chart: {{ include "flowboard.chart" . }}
 {{- printf "%s:%v" (include "flowboard.componentName" (list $root $name)) $port }}
 {{- end }}
 
-{{/* Image reference of a component: (list $ $component) */}}
+{{/* Image reference of a component: (list $ $component), $component with its `version`. Tag: image.tag, else
+     global.imageTag, else the component's version (never the chart's appVersion). */}}
 {{- define "flowboard.image" -}}
 {{- $root := index . 0 }}
 {{- $img := (index . 1).image }}
@@ -88,7 +108,7 @@ helm.sh/chart: {{ include "flowboard.chart" . }}
 {{- if $img.digest }}
 {{- printf "%s@%s" $repo $img.digest }}
 {{- else }}
-{{- printf "%s:%s" $repo (toString (default (default $root.Chart.AppVersion $root.Values.global.imageTag) $img.tag)) }}
+{{- printf "%s:%s" $repo (toString (default (default (index . 1).version $root.Values.global.imageTag) $img.tag)) }}
 {{- end }}
 {{- end }}
 
@@ -117,7 +137,7 @@ helm.sh/chart: {{ include "flowboard.chart" . }}
 {{- $keys | uniq | sortAlpha | join "," }}
 {{- end }}
 
-{{/* Pod-level settings shared by Deployments and migration Jobs: (list $ $component) */}}
+{{/* Pod-level settings shared by Deployments and the helm test pod: (list $ $component) */}}
 {{- define "flowboard.podCommon" -}}
 {{- $root := index . 0 }}
 {{- $c := index . 1 -}}
@@ -154,4 +174,14 @@ affinity:
 {{- $_ := set $data "METRICS_PORT" (toString $root.Values.metrics.port) }}
 {{- range $k, $v := $c.env }}{{ $_ := set $data $k (tpl (toString $v) $root) }}{{ end }}
 {{- toYaml $data }}
+{{- end }}
+
+{{/* checksum/secret of a component's pods: the chart-made Secret's values of the keys this component uses (its
+     secretEnv), not of the whole Secret, so a credential of another component never rolls it: (list $ $component) */}}
+{{- define "flowboard.secretChecksum" -}}
+{{- $root := index . 0 }}
+{{- $c := index . 1 }}
+{{- $used := dict }}
+{{- range $env, $key := $c.secretEnv }}{{ $_ := set $used $key (index $root.Values.secrets.values $key | default "") }}{{ end }}
+{{- toJson $used | sha256sum }}
 {{- end }}

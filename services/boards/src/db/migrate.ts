@@ -1,4 +1,4 @@
-// CLI: applies this service's migrations (local stack, the Helm pre-install/pre-upgrade Job), then exits.
+// CLI: applies this service's migrations (local stack; the chart's `migrate` init container), then exits.
 import { runMigrationsCli } from '@flowboard/pg-kit';
 import { loadMigrationConfig } from '../config';
 import { MIGRATIONS_DIR } from './migrations-dir';
