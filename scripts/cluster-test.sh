@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
 # `npm run test:cluster` (and CI after `npm test`): the Helm chart on a real one-node Kubernetes (deploy/cluster).
 #
-#   up        the cluster without the chart (deploy/cluster/up.sh --no-install): tools, images, infrastructure, nodes
-#   install   a fresh `helm install --wait`: every pod Ready, every migration Job succeeded, no API server warning
-#   smoke     through the gateway's Service, JSON and XML: sign-up, stories, a move, an attachment, an invite's e-mail
-#   upgrade   `helm upgrade` to newly built images of all six services under load: zero failed requests, every
-#             e-mail exactly once, no lost write
-#   scale     two replicas of everything: caches exact across gateways, 50 invites = 50 e-mails, a crash loses nothing
-#   helm-test the chart's own `helm test` hooks, as an operator runs them
-#   uninstall `helm uninstall` leaves nothing of the release behind
+#   up           the cluster without the chart (deploy/cluster/up.sh --no-install): tools, images of the working
+#                tree, infrastructure, node
+#   images-prev  the six images of the previous release (the commit in contracts/released/SOURCE), built the same way
+#   install      a fresh `helm install --wait` of the previous release (all six at its versions, this chart): every
+#                pod Ready, each migrating component's `migrate` init container done, no API server warning
+#   skew-upgrade under load, each service upgraded alone to this tree's, back ends first, then the gateway (so the
+#                old gateway meets the new back ends): only that service's pods roll, only its migrations run; zero
+#                failed requests, every e-mail exactly once, no lost write; which boards service name each
+#                gateway calls (the BoardsService alias)
+#   skew-back    under load: `helm rollback` of the gateway alone to the revision before its upgrade (only its pods
+#                roll), the new gateway against the previous back ends (one upgrade: the rollback of each), then all
+#                six at this tree's again
+#   smoke        through the gateway's Service, JSON and XML: sign-up, stories, a move, an attachment, an invite's e-mail
+#   isolation    under load: webhooks at 0 replicas, files at 0, files hung (SIGSTOP), Redis hung: what needs it
+#                fails fast (503 + Retry-After), the rest keeps answering, the gateway stays Ready, all recover alone
+#   scale        two replicas of everything: caches exact across gateways, 50 invites = 50 e-mails, a crash loses nothing
+#   helm-test    the chart's own `helm test` hooks, as an operator runs them
+#   uninstall    `helm uninstall` leaves nothing of the release behind
 #
-# Ends with a per-phase table and one line "N passed, N failed". The cluster is stopped and its state removed at the
-# end (`npm run cluster:down -- --purge`); FLOWBOARD_CLUSTER_KEEP=1 leaves it running for a look.
+# Ends with a per-phase table, the phases' figures and one line "N passed, N failed". The cluster is stopped and its
+# state removed at the end (`npm run cluster:down -- --purge`); FLOWBOARD_CLUSTER_KEEP=1 leaves it running for a
+# look, and then `FLOWBOARD_CLUSTER_PHASES="skew-upgrade skew-back"` (names from the list above; `up` and `install`
+# are run only when named) runs just those against it.
 set -euo pipefail
 # shellcheck source=deploy/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/cluster/lib.sh"
@@ -41,7 +53,7 @@ summary() {
   echo
   echo "Cluster test summary ($(awk -v ms=$(($(now_ms) - T_START)) 'BEGIN { printf "%.0f", ms / 1000 }')s total)"
   for name in "${PHASES[@]}"; do
-    printf '  %-10s %-7s %5ss\n' "$name" "${STATUS[$name]:-aborted}" "${SECS[$name]:-?}"
+    printf '  %-12s %-7s %5ss\n' "$name" "${STATUS[$name]:-aborted}" "${SECS[$name]:-?}"
     if [ "${STATUS[$name]:-}" = ok ]; then p=$((p + 1)); else f=$((f + 1)); fi
   done
   if [ -s "$FIGURES" ]; then
@@ -82,7 +94,29 @@ report_failure() {
   done
 }
 
+# ---- images of the previous release ------------------------------------------------------------------------------
+# The previous release: the commit in contracts/released/SOURCE (the contract gates' baseline too).
+previous_ref() {
+  if [ -s contracts/released/SOURCE ]; then
+    head -1 contracts/released/SOURCE
+  else
+    warn "contracts/released/SOURCE is missing: the previous release is taken to be 75390eb"
+    git rev-parse 75390eb
+  fi
+}
+
+previous_images() {
+  local ref t0
+  ref=$(previous_ref)
+  t0=$(now_ms)
+  bash deploy/cluster/images.sh --ref "$ref" --out "$CLUSTER_HOME/images-previous" --import
+  echo "images of the previous release (${ref:0:12}): six built in $(((($(now_ms) - t0) + 500) / 1000)) s;" \
+    "versions: $(awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $3 }' "$CLUSTER_HOME/images-previous")" >>"$FIGURES"
+}
+
 # ---- install --------------------------------------------------------------------------------------------------------
+# A fresh install of the previous release: this chart, each component at the previous release's image and version.
+# The skew phases then upgrade it one service at a time to this tree's images.
 install_chart() {
   if helm_ -n "$NAMESPACE" status "$RELEASE" >/dev/null 2>&1; then
     log "install: removing the release left from an earlier run, for a fresh install"
@@ -91,12 +125,17 @@ install_chart() {
   if K get namespace "$NAMESPACE" >/dev/null 2>&1; then
     K delete namespace "$NAMESPACE" --wait=true --timeout=180s >/dev/null
   fi
-  helm_args "$CLUSTER_HOME/images"
-  (umask 077 && printf '%s\n' "${HELM_ARGS[@]}" >"$CLUSTER_HOME/helm-args")   # holds the webhooks' sealing key
-  log "install: helm install $RELEASE --wait (pods, then the migration hooks first)"
-  local t0 err=$LOG_DIR/helm-install.stderr
+  # helm-args: this machine's values, without images (the tests add the images they want; FLOWBOARD_CLUSTER_IMAGES
+  # by default). It holds the webhooks' sealing key.
+  helm_args /dev/null
+  (umask 077 && printf '%s\n' "${HELM_ARGS[@]}" >"$CLUSTER_HOME/helm-args")
+  local images=$CLUSTER_HOME/images-previous
+  [ -s "$images" ] || images=$CLUSTER_HOME/images   # images-prev skipped (FLOWBOARD_CLUSTER_PHASES): this tree's
+  log "install: helm install $RELEASE --wait, images of $images"
+  local t0 err=$LOG_DIR/helm-install.stderr image_set
+  mapfile -t image_set < <(image_args "$images")
   t0=$(now_ms)
-  helm_ install "$RELEASE" "$CHART" --create-namespace --wait --timeout 8m "${HELM_ARGS[@]}" \
+  helm_ install "$RELEASE" "$CHART" --create-namespace --wait --timeout 8m "${HELM_ARGS[@]}" "${image_set[@]}" \
     >"$LOG_DIR/helm-install.log" 2>"$err" || { cat "$err" >&2; return 1; }
   echo "install: helm install --wait took $(((($(now_ms) - t0) + 500) / 1000)) s" >>"$FIGURES"
   # The API server's warnings reach helm as client-go warnings ("W1124 ... warnings.go:70] <text>").
@@ -110,14 +149,18 @@ install_chart() {
     awk '$2 != "True"')
   [ -z "$not_ready" ] || { echo "error: pods not Ready after the install: $not_ready" >&2; return 1; }
   log "install: $(K -n "$NAMESPACE" get pods --no-headers | wc -l) pods Ready"
-  # The hook Jobs are deleted once they succeed (hook-delete-policy); their events stay for an hour.
-  local completed
-  completed=$(K -n "$NAMESPACE" get events --field-selector involvedObject.kind=Job,reason=Completed \
-    -o jsonpath='{range .items[*]}{.involvedObject.name}{"\n"}{end}' | sort -u)
+  # Migrations: an init container `migrate` in each pod of the four components with a database, exited 0; none in
+  # the others'; no Job.
+  local migrated svc
+  migrated=$(K -n "$NAMESPACE" get pods -l "app.kubernetes.io/instance=$RELEASE" -o jsonpath='{range .items[*]}{.metadata.labels.app\.kubernetes\.io/component}{" "}{range .status.initContainerStatuses[*]}{.name}={.state.terminated.exitCode}{" "}{end}{"\n"}{end}')
   for svc in boards membership files webhooks; do
-    grep -qx "$RELEASE-$svc-migrate" <<<"$completed" || { echo "error: no Completed event for the $svc migration Job" >&2; return 1; }
+    grep -qx "$svc migrate=0 *" <<<"$migrated" || { echo "error: no completed migrate init container in $svc's pods: $migrated" >&2; return 1; }
   done
-  log "install: migration Jobs completed: $(tr '\n' ' ' <<<"$completed")"
+  for svc in gateway notifier; do
+    ! grep -q "^$svc .*migrate" <<<"$migrated" || { echo "error: $svc's pods run migrations: $migrated" >&2; return 1; }
+  done
+  [ -z "$(K -n "$NAMESPACE" get jobs -o name)" ] || { echo "error: the install left Jobs" >&2; return 1; }
+  log "install: migrations ran in the init containers of boards, membership, files, webhooks"
 }
 
 # ---- jest phases ----------------------------------------------------------------------------------------------------
@@ -126,25 +169,17 @@ jest_phase() {  # jest_phase <test file name>
     export GATEWAY_URL MAILPIT_URL FLOWBOARD_KUBECTL="$K8S_BIN/kubectl" FLOWBOARD_HELM="$HELM_BIN" \
       FLOWBOARD_HELM_ARGS="$CLUSTER_HOME/helm-args" FLOWBOARD_CLUSTER_NAMESPACE="$NAMESPACE" \
       FLOWBOARD_CLUSTER_RELEASE="$RELEASE" FLOWBOARD_CLUSTER_CHART="$CHART" FLOWBOARD_CONTAINERD_SOCK="$CONTAINERD_SOCK" \
-      FLOWBOARD_CLUSTER_UPGRADE_IMAGES="$CLUSTER_HOME/images-upgrade"
+      FLOWBOARD_CLUSTER_IMAGES="$CLUSTER_HOME/images" FLOWBOARD_CLUSTER_PREVIOUS_IMAGES="$CLUSTER_HOME/images-previous" \
+      FLOWBOARD_REDIS_PIDFILE="$FLOWBOARD_HOME/run/redis.pid"
     cd test/cluster
     npx jest --selectProjects cluster --runInBand "test/$1" 2>&1 | tee "$LOG_DIR/jest-$1.log"
     rc=${PIPESTATUS[0]}
     # The tests print their figures as console.log blocks; keep the figure lines for the summary.
-    grep -E '^\s+(rolling upgrade:|requests sent:|e-mails expected:|writes checked:|crash under load|scale-out invites:)' \
+    grep -E '^\s+(rolling upgrade:|requests sent:|e-mails expected:|writes checked:|crash under load|scale-out invites:|skew|isolation|alias)' \
       "$LOG_DIR/jest-$1.log" | sed 's/^ *//' >>"$FIGURES" || true
     exit "$rc"
   )
 }
-
-upgrade_images() {
-  local version
-  version="$CHART_APP_VERSION-upgrade.$(date +%s)"
-  log "upgrade: building the six images again as version $version (new image ids) and importing them"
-  bash deploy/cluster/images.sh --version "$version" --out "$CLUSTER_HOME/images-upgrade" --import
-}
-
-upgrade() { upgrade_images && jest_phase upgrade.cluster.test.ts; }
 
 # ---- helm test, uninstall -------------------------------------------------------------------------------------------
 # The test pod is deleted once it passes (so uninstall leaves nothing); a failed one stays, and its log is shown.
@@ -167,18 +202,25 @@ uninstall() {
   K delete namespace "$NAMESPACE" --wait=true --timeout=180s >/dev/null
 }
 
+# FLOWBOARD_CLUSTER_PHASES (with FLOWBOARD_CLUSTER_KEEP=1, against a running cluster): only the phases named.
+wanted() { [ -z "${FLOWBOARD_CLUSTER_PHASES:-}" ] || [[ " $FLOWBOARD_CLUSTER_PHASES " == *" $1 "* ]]; }
+phase() { if wanted "$1"; then run_phase "$@"; fi; }
+
 main() {
   rm -f "$FIGURES"
   mkdir -p "$CLUSTER_HOME"
-  run_phase up bash deploy/cluster/up.sh --no-install
+  phase up bash deploy/cluster/up.sh --no-install
   ensure_helm
   ensure_test_build
-  run_phase install install_chart
-  run_phase smoke jest_phase smoke.cluster.test.ts
-  run_phase upgrade upgrade
-  run_phase scale jest_phase scale.cluster.test.ts
-  run_phase helm-test helm_test
-  run_phase uninstall uninstall
+  phase images-prev previous_images
+  phase install install_chart
+  phase skew-upgrade jest_phase skew-upgrade.cluster.test.ts
+  phase skew-back jest_phase skew-back.cluster.test.ts
+  phase smoke jest_phase smoke.cluster.test.ts
+  phase isolation jest_phase isolation.cluster.test.ts
+  phase scale jest_phase scale.cluster.test.ts
+  phase helm-test helm_test
+  phase uninstall uninstall
 }
 
 main

@@ -3,33 +3,45 @@
 # Node base from the host's Node and npm (named like the Dockerfile's FROM, so FROM resolves locally), then the six
 # service images from deploy/docker/Dockerfile.
 #
-#   deploy/cluster/images.sh [--version <v>] [--out <file>] [--import] [--tag <t>] [--bases-only]
+#   deploy/cluster/images.sh [--ref <commit>] [--version <v>] [--out <file>] [--import] [--tag <t>] [--jobs <n>]
+#                            [--bases-only]
 #
-# builds what changed and writes "<service> <tag>" lines to <file> (default $CLUSTER_HOME/images); --import also
-# loads them into the running node's containerd; --tag also names each image flowboard/<service>:<t> (compose's
+# builds what changed and writes "<service> <tag> <version>" lines to <file> (default $CLUSTER_HOME/images); --import
+# also loads them into the running node's containerd; --tag also names each image flowboard/<service>:<t> (compose's
 # `dev`); --bases-only stops after the two base images.
 #
+# --ref <commit> builds that commit's tree instead of the working tree (`git archive` into a temporary folder), the
+# same way: with that tree's own deploy/docker/Dockerfile and .dockerignore. The cluster test builds the previous
+# release so (the commit in contracts/released/SOURCE) for its version-skew phases.
+#
 # Each service image is tagged by its content (sha-<12 hex of its image id>), so a rebuild of unchanged sources gives
-# the same tag and the cluster restarts only what changed. --version sets the images' version label (default: the
-# chart's appVersion); a new label is a new image, which is how the cluster test makes an upgrade.
+# the same tag and the cluster restarts only what changed. A service's version is its package.json "version" (the
+# chart's components.<service>.version; the image's version label); a tree whose packages all said 0.0.0, from before
+# services were released one by one, was released as a whole as its chart's appVersion, which stands in for it.
+# --version sets every image's version label instead. --jobs builds that many services at once (default 2): one
+# build's npm ci waits on the network while another's TypeScript build uses the CPU.
 set -euo pipefail
 # shellcheck source=deploy/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SERVICES=(gateway boards membership files notifier webhooks)
-VERSION=$CHART_APP_VERSION
+VERSION=
 OUT=$CLUSTER_HOME/images
 IMPORT=0
 EXTRA_TAG=
 BASES_ONLY=0
+REF=
+JOBS=${FLOWBOARD_IMAGE_JOBS:-2}
 while (($#)); do
   case $1 in
+    --ref) REF=$2; shift 2 ;;
     --version) VERSION=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --import) IMPORT=1; shift ;;
     --tag) EXTRA_TAG=$2; shift 2 ;;
+    --jobs) JOBS=$2; shift 2 ;;
     --bases-only) BASES_ONLY=1; shift ;;
-    *) die "usage: $0 [--version <v>] [--out <file>] [--import] [--tag <t>] [--bases-only]" ;;
+    *) die "usage: $0 [--ref <commit>] [--version <v>] [--out <file>] [--import] [--tag <t>] [--jobs <n>] [--bases-only]" ;;
   esac
 done
 
@@ -94,19 +106,32 @@ EOF
   rm -rf "$ctx"
 }
 
-# One service image; prints its content tag.
-build_service() {  # build_service <service>
-  local svc=$1 t0 id tag
+# A service's release: its package.json "version"; 0.0.0 (a tree from before per-service releases) stands for the
+# release of the whole, the tree's chart appVersion.
+service_version() {  # service_version <tree> <service>
+  local v
+  v=$(node -p "require(process.argv[1]).version" "$1/services/$2/package.json")
+  if [ "$v" = 0.0.0 ]; then
+    v=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$1/deploy/helm/flowboard/Chart.yaml")
+  fi
+  echo "$v"
+}
+
+# One service image of the tree <src>; writes "<service> <tag> <version>" to <result>. Its log: build-<svc><suffix>.log.
+build_service() {  # build_service <src> <service> <result> <log suffix>
+  local src=$1 svc=$2 result=$3 log="$LOG_DIR/build-$2$4.log" t0 id tag version label
   t0=$(now_ms)
-  docker build --network host -f "$REPO/deploy/docker/Dockerfile" --build-arg SERVICE="$svc" \
-    --build-arg VERSION="$VERSION" -t "flowboard/$svc:build" "$REPO" >"$LOG_DIR/build-$svc.log" 2>&1 \
-    || { show_log "$LOG_DIR/build-$svc.log" 30; die "images: $svc failed to build (log: $LOG_DIR/build-$svc.log)"; }
-  id=$(docker image inspect -f '{{.Id}}' "flowboard/$svc:build")
+  version=$(service_version "$src" "$svc")
+  label=${VERSION:-$version}
+  docker build --network host -f "$src/deploy/docker/Dockerfile" --build-arg SERVICE="$svc" \
+    --build-arg VERSION="$label" --iidfile "$result.iid" "$src" >"$log" 2>&1 \
+    || { show_log "$log" 30; warn "images: $svc failed to build (log: $log)"; return 1; }
+  id=$(cat "$result.iid")
   tag=sha-${id#sha256:}
   tag=${tag:0:16}
-  docker tag "flowboard/$svc:build" "flowboard/$svc:$tag"
-  log "images: flowboard/$svc:$tag ($(((($(now_ms) - t0) + 500) / 1000))s)" >&2
-  echo "$tag"
+  docker tag "$id" "flowboard/$svc:$tag"
+  log "images: flowboard/$svc:$tag, version $version${4:+ (commit ${4#-})} ($(((($(now_ms) - t0) + 500) / 1000))s)" >&2
+  echo "$svc $tag $version" >"$result"
 }
 
 main() {
@@ -116,15 +141,38 @@ main() {
   ensure_debian_base
   ensure_node_base
   ((BASES_ONLY == 0)) || return 0
-  local svc tag list=$OUT
-  mkdir -p "$(dirname "$list")"
-  : >"$list.tmp"
+  # One run at a time: a run's pruning (below) would drop the images another run has built but not yet listed.
+  exec 7>"$FLOWBOARD_CACHE/.images.lock"
+  flock -n 7 || { log "images: another images.sh is running; waiting for it"; flock 7; }
+  local src=$REPO suffix= svc n=0 failed=0 t0 list=$OUT
+  t0=$(now_ms)
+  WORK=$(mktemp -d)
+  trap 'rm -rf "$WORK"' EXIT
+  local work=$WORK
+  if [ -n "$REF" ]; then
+    local commit
+    commit=$(git -C "$REPO" rev-parse --verify "$REF^{commit}") || die "images: no commit $REF"
+    src=$work/tree
+    suffix="-${commit:0:12}"
+    mkdir -p "$src"
+    git -C "$REPO" archive --format=tar "$commit" | tar -x -C "$src"
+    log "images: building the six services of ${commit:0:12} (git archive of $REF), $JOBS at a time"
+  fi
+  # Up to $JOBS builds at once; each writes its line to a file of its own, gathered in SERVICES' order.
   for svc in "${SERVICES[@]}"; do
-    tag=$(build_service "$svc")
-    echo "$svc $tag" >>"$list.tmp"
-    [ -z "$EXTRA_TAG" ] || docker tag "flowboard/$svc:$tag" "flowboard/$svc:$EXTRA_TAG"
+    build_service "$src" "$svc" "$work/$svc" "$suffix" &
+    n=$((n + 1))
+    if ((n >= JOBS)); then wait -n || failed=1; n=$((n - 1)); fi
   done
+  while ((n > 0)); do wait -n || failed=1; n=$((n - 1)); done
+  ((failed == 0)) || die "images: a build failed (above)"
+  mkdir -p "$(dirname "$list")"
+  for svc in "${SERVICES[@]}"; do cat "$work/$svc"; done >"$list.tmp"
   mv "$list.tmp" "$list"
+  if [ -n "$EXTRA_TAG" ]; then
+    while read -r svc tag _; do docker tag "flowboard/$svc:$tag" "flowboard/$svc:$EXTRA_TAG"; done <"$list"
+  fi
+  log "images: six services${REF:+ of $REF} in $(((($(now_ms) - t0) + 500) / 1000))s ($list)"
   ((IMPORT == 0)) || import_images "$list"
   prune_old_images "$list"
 }

@@ -140,12 +140,14 @@ webhooks_secret_key() {
 }
 
 # The chart's values for this cluster, into HELM_ARGS: deploy/cluster/values.yaml, then this machine's addresses
-# and the image tags of one build (a file of "<service> <tag>" lines, as images.sh writes). The S3 keys are the
-# local infrastructure's fixed ones (deploy/local/infra.sh). Restricted egress (webhooks) reaches the infrastructure
-# on this host only, as an operator would pin it.
+# and the images of one build (a file of "<service> <tag> <version>" lines, as images.sh writes): per service its
+# image tag and its release, components.<svc>.image.tag and .version, the two values that upgrading one service
+# changes. The S3 keys are the local infrastructure's fixed ones (deploy/local/infra.sh). Restricted egress
+# (webhooks) reaches the infrastructure on this host only, as an operator would pin it; webhooks may deliver to this
+# host (the tests' receivers), nowhere else off the public internet.
 HELM_ARGS=()
 helm_args() {  # helm_args <images file>
-  local svc tag pg="$BRIDGE_IP:$FLOWBOARD_PG_PORT/flowboard"
+  local pg="$BRIDGE_IP:$FLOWBOARD_PG_PORT/flowboard"
   HELM_ARGS=(--namespace "$NAMESPACE" -f "$CLUSTER_VALUES"
     --set-string "external.kafka.brokers=$BRIDGE_IP:$FLOWBOARD_KAFKA_PORT"
     --set-string "external.s3.endpoint=http://$BRIDGE_IP:$FLOWBOARD_S3_PORT"
@@ -160,12 +162,25 @@ helm_args() {  # helm_args <images file>
     --set-string "secrets.values.REDIS_URL=redis://$BRIDGE_IP:$FLOWBOARD_REDIS_PORT"
     --set-string "secrets.values.SMTP_URL=smtp://$BRIDGE_IP:$FLOWBOARD_SMTP_PORT"
     --set-string "secrets.values.S3_ACCESS_KEY=flowboard" --set-string "secrets.values.S3_SECRET_KEY=flowboard-secret"
+    --set-string "components.webhooks.env.WEBHOOK_ALLOWED_HOSTS=$BRIDGE_IP"
     --set "components.gateway.service.nodePorts.http=$GATEWAY_NODE_PORT")
-  while read -r svc tag; do HELM_ARGS+=(--set-string "components.$svc.image.tag=$tag"); done <"$1"
+  local images
+  mapfile -t images < <(image_args "$1")
+  HELM_ARGS+=("${images[@]}")
+}
+
+# The --set-string arguments of an images file, one a line: each service's image tag and release version (images
+# files from before the version column set the tag only).
+image_args() {  # image_args <images file>
+  local svc tag version
+  while read -r svc tag version; do
+    printf '%s\n' --set-string "components.$svc.image.tag=$tag"
+    [ -z "$version" ] || printf '%s\n' --set-string "components.$svc.version=$version"
+  done <"$1"
 }
 
 # Images the node needs, from the engine into the node's containerd: the pause and CoreDNS images and the services'
-# of one build (an images file of "<service> <tag>" lines). What is there already is skipped.
+# of one build (an images file of "<service> <tag> <version>" lines). What is there already is skipped.
 import_images() {  # import_images <images file>
   local have want=() name
   have=$(ctr --address "$CONTAINERD_SOCK" -n k8s.io images ls -q 2>/dev/null || true)

@@ -5,9 +5,11 @@ import { api, createBoard, signUp, type Board, type SignedUp } from './support';
  * A bounded mix of reads and writes through the gateway's Service, as API clients send them: plain fetch with
  * kept-alive connections and no retries, so a request dropped by a replica going away counts as failed.
  *
- * Per request: 35 % a board page, 20 % one story, 15 % a new story, 20 % a story moved to another phase, 10 % an
- * invite (an e-mail through membership's outbox, Kafka and the notifier). Each worker has its own user and board,
- * so the rate limit per key is never the limit.
+ * The core mix, per request: 35 % a board page, 20 % one story, 15 % a new story, 20 % a story moved to another
+ * phase, 10 % an invite (an e-mail through membership's outbox, Kafka and the notifier). The isolation mix adds the
+ * routes of webhooks (list; create, or delete once a worker has 4) and of files (an attachment uploaded; listed),
+ * and story creates with an Idempotency-Key (which need Redis). Each worker has its own user and board, so the rate
+ * limit per key is never the limit.
  */
 export interface LoadOptions {
   workers: number;
@@ -15,6 +17,21 @@ export interface LoadOptions {
   rate: number;
   /** Prefix of the invitees' addresses, so a run's e-mails can be counted. */
   inviteePrefix: string;
+  /** 'core' (default) or 'isolation' (the core mix plus webhooks, attachments and idempotent creates). */
+  mix?: 'core' | 'isolation';
+  /** Where the isolation mix's webhooks point: created inactive, so nothing is ever delivered there. */
+  webhookUrl?: string;
+}
+
+/** One request as the client saw it: when it was sent (ms since the epoch), its answer, how long it took. */
+export interface RequestRecord {
+  at: number;
+  op: Operation;
+  /** HTTP status; 0 when no answer came (connection refused or reset). */
+  status: number;
+  ms: number;
+  /** The answer carried a Retry-After header. */
+  retryAfter: boolean;
 }
 
 export interface LoadReport {
@@ -27,26 +44,55 @@ export interface LoadReport {
   /** Stories the API acknowledged, with the phase of the last acknowledged move: each must read back so. */
   stories: Map<number, { key: string; project: number; phase?: number }>;
   seconds: number;
+  /** Every request, in order of answer. */
+  records: RequestRecord[];
 }
 
 interface Worker {
   user: SignedUp;
   board: Board;
   stories: number[];
+  /** The isolation mix's webhooks of this worker's board. */
+  webhooks: number[];
 }
 
-const OPERATIONS = [
-  ['page', 35],
-  ['story', 20],
-  ['create', 15],
-  ['move', 20],
-  ['invite', 10],
-] as const;
-type Operation = (typeof OPERATIONS)[number][0];
+export type Operation =
+  | 'page'
+  | 'story'
+  | 'create'
+  | 'move'
+  | 'invite'
+  | 'webhooks-list'
+  | 'webhook-write'
+  | 'attachment-upload'
+  | 'attachment-list'
+  | 'create-idempotent';
 
-function pick(): Operation {
+const MIXES: Record<'core' | 'isolation', Array<[Operation, number]>> = {
+  core: [
+    ['page', 35],
+    ['story', 20],
+    ['create', 15],
+    ['move', 20],
+    ['invite', 10],
+  ],
+  isolation: [
+    ['page', 22],
+    ['story', 14],
+    ['create', 10],
+    ['move', 14],
+    ['invite', 5],
+    ['webhooks-list', 10],
+    ['webhook-write', 5],
+    ['attachment-upload', 5],
+    ['attachment-list', 10],
+    ['create-idempotent', 5],
+  ],
+};
+
+function pick(mix: Array<[Operation, number]>): Operation {
   let n = Math.random() * 100;
-  for (const [op, weight] of OPERATIONS) if ((n -= weight) < 0) return op;
+  for (const [op, weight] of mix) if ((n -= weight) < 0) return op;
   return 'page';
 }
 
@@ -58,6 +104,7 @@ export class Load {
     invitees: [],
     stories: new Map(),
     seconds: 0,
+    records: [],
   };
   private running = false;
   private loops: Array<Promise<void>> = [];
@@ -84,7 +131,7 @@ export class Load {
         if (res.status !== 200) throw new Error(`seed story failed: ${res.status} ${res.text}`);
         stories.push(res.json.id);
       }
-      workers.push({ user, board, stories });
+      workers.push({ user, board, stories, webhooks: [] });
     }
     return new Load(options, workers);
   }
@@ -136,56 +183,116 @@ export class Load {
     return this.report.sent;
   }
 
+  /** The requests answered so far (the test reads windows of them while the load runs). */
+  get records(): readonly RequestRecord[] {
+    return this.report.records;
+  }
+
   private async one(w: Worker): Promise<void> {
-    const P = `/api/v1/projects/${w.board.id}`;
-    const key = w.user.key;
-    const op = pick();
-    const story = w.stories[Math.floor(Math.random() * w.stories.length)]!;
+    const op = pick(MIXES[this.options.mix ?? 'core']);
     this.report.sent++;
+    const at = Date.now();
+    let status = 0;
+    let retryAfter = false;
+    const call = async (path: string, request: Parameters<typeof api>[1] = {}) => {
+      const res = await api(path, { key: w.user.key, ...request });
+      status = res.status;
+      retryAfter = res.headers.has('retry-after');
+      return res;
+    };
     try {
-      switch (op) {
-        case 'page':
-          this.expect(op, await api(`${P}/stories?pageSize=20`, { key }));
-          return;
-        case 'story':
-          this.expect(op, await api(`${P}/stories/${story}`, { key }));
-          return;
-        case 'create': {
-          const res = await api(`${P}/stories`, {
-            method: 'POST',
-            key,
-            body: { text: `load ${uniqueSuffix()}` },
-          });
-          if (this.expect(op, res)) {
-            w.stories.push(res.json.id);
-            this.report.stories.set(res.json.id, { key, project: w.board.id });
-          }
-          return;
-        }
-        case 'move': {
-          const phase = w.board.phases[Math.floor(Math.random() * (w.board.phases.length - 1))]!;
-          const res = await api(`${P}/stories/${story}`, { method: 'PUT', key, body: { phase } });
-          if (this.expect(op, res)) this.report.stories.set(story, { key, project: w.board.id, phase });
-          return;
-        }
-        case 'invite': {
-          const email = `${this.options.inviteePrefix}-${uniqueSuffix()}@example.test`;
-          const res = await api(`${P}/invites`, {
-            method: 'POST',
-            key,
-            body: { email, role: w.board.membersRoleId },
-          });
-          if (this.expect(op, res)) this.report.invitees.push(email);
-          return;
-        }
-      }
+      await this.run(op, w, call);
     } catch (err) {
       this.fail(op, (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
+    } finally {
+      this.report.records.push({ at, op, status, ms: Date.now() - at, retryAfter });
     }
   }
 
-  private expect(op: Operation, res: { status: number; text: string }): boolean {
-    if (res.status === 200) return true;
+  private async run(
+    op: Operation,
+    w: Worker,
+    call: (path: string, request?: Parameters<typeof api>[1]) => ReturnType<typeof api>,
+  ): Promise<void> {
+    const P = `/api/v1/projects/${w.board.id}`;
+    const story = w.stories[Math.floor(Math.random() * w.stories.length)]!;
+    switch (op) {
+      case 'page':
+        this.expect(op, await call(`${P}/stories?pageSize=20`));
+        return;
+      case 'story':
+        this.expect(op, await call(`${P}/stories/${story}`));
+        return;
+      case 'create':
+      case 'create-idempotent': {
+        const res = await call(`${P}/stories`, {
+          method: 'POST',
+          body: { text: `load ${uniqueSuffix()}` },
+          headers: op === 'create-idempotent' ? { 'Idempotency-Key': `load-${uniqueSuffix()}` } : {},
+        });
+        if (this.expect(op, res)) {
+          w.stories.push(res.json.id);
+          this.report.stories.set(res.json.id, { key: w.user.key, project: w.board.id });
+        }
+        return;
+      }
+      case 'move': {
+        const phase = w.board.phases[Math.floor(Math.random() * (w.board.phases.length - 1))]!;
+        const res = await call(`${P}/stories/${story}`, { method: 'PUT', body: { phase } });
+        if (this.expect(op, res))
+          this.report.stories.set(story, { key: w.user.key, project: w.board.id, phase });
+        return;
+      }
+      case 'invite': {
+        const email = `${this.options.inviteePrefix}-${uniqueSuffix()}@example.test`;
+        const res = await call(`${P}/invites`, {
+          method: 'POST',
+          body: { email, role: w.board.membersRoleId },
+        });
+        if (this.expect(op, res)) this.report.invitees.push(email);
+        return;
+      }
+      case 'webhooks-list':
+        this.expect(op, await call(`${P}/webhooks`));
+        return;
+      case 'webhook-write': {
+        // At most 4 a board (a project may have 20): create, or delete the oldest.
+        if (w.webhooks.length >= 4) {
+          const id = w.webhooks[0]!;
+          if (this.expect(op, await call(`${P}/webhooks/${id}`, { method: 'DELETE' }), [200, 204]))
+            w.webhooks.shift();
+          return;
+        }
+        const res = await call(`${P}/webhooks`, {
+          method: 'POST',
+          body: {
+            url: this.options.webhookUrl ?? 'http://10.88.0.1:9/flowboard-load',
+            eventTypes: ['story.created'],
+            active: false,
+            description: 'load',
+          },
+        });
+        if (this.expect(op, res)) w.webhooks.push(res.json.id);
+        return;
+      }
+      case 'attachment-upload': {
+        const form = new FormData();
+        const bytes = new TextEncoder().encode(`load ${uniqueSuffix()}\n`.repeat(64));
+        form.append('attachment', new Blob([bytes], { type: 'text/plain' }), 'load.txt');
+        this.expect(
+          op,
+          await call(`${P}/stories/${w.stories[0]}/attachments`, { method: 'POST', body: form }),
+        );
+        return;
+      }
+      case 'attachment-list':
+        this.expect(op, await call(`${P}/stories/${w.stories[0]}/attachments`));
+        return;
+    }
+  }
+
+  private expect(op: Operation, res: { status: number; text: string }, ok = [200]): boolean {
+    if (ok.includes(res.status)) return true;
     this.fail(op, `${res.status} ${res.text.slice(0, 200)}`);
     return false;
   }

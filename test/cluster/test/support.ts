@@ -38,46 +38,99 @@ export async function kubectl(...args: string[]): Promise<string> {
   return stdout;
 }
 
-/** `helm upgrade` of the release with the install's arguments plus `extra` (later --set wins). */
-export async function helmUpgrade(extra: string[]): Promise<string> {
-  const installArgs = readFileSync(kube().FLOWBOARD_HELM_ARGS, 'utf8').split('\n').filter(Boolean);
-  const { stdout, stderr } = await run(
-    kube().FLOWBOARD_HELM,
-    [
-      'upgrade',
-      RELEASE(),
-      kube().FLOWBOARD_CLUSTER_CHART,
-      '--wait',
-      '--timeout',
-      '8m',
-      ...installArgs,
-      ...extra,
-    ],
-    { maxBuffer: 16 * 1024 * 1024 },
-  );
+/** helm with the cluster's kubeconfig (from the environment); resolves to stdout and stderr. */
+export async function helm(...args: string[]): Promise<string> {
+  const { stdout, stderr } = await run(kube().FLOWBOARD_HELM, args, { maxBuffer: 16 * 1024 * 1024 });
   return stdout + stderr;
 }
 
-/** The `--set-string components.<svc>.image.tag=<tag>` arguments of an images file ("<service> <tag>" lines). */
+/**
+ * `helm upgrade` of the release with the install's arguments (this machine's values, no images), this tree's images
+ * (FLOWBOARD_CLUSTER_IMAGES, when set), then `extra` (later --set wins: a test's own images, replicas...).
+ */
+export async function helmUpgrade(extra: string[]): Promise<string> {
+  const installArgs = readFileSync(kube().FLOWBOARD_HELM_ARGS, 'utf8').split('\n').filter(Boolean);
+  const head = process.env.FLOWBOARD_CLUSTER_IMAGES;
+  return helm(
+    'upgrade',
+    RELEASE(),
+    kube().FLOWBOARD_CLUSTER_CHART,
+    '--wait',
+    '--timeout',
+    '8m',
+    ...installArgs,
+    ...(head ? imageTagArgs(head) : []),
+    ...extra,
+  );
+}
+
+/** `helm rollback` of the release to `revision`, waiting for its pods. */
+export async function helmRollback(revision: number): Promise<string> {
+  return helm('rollback', RELEASE(), String(revision), '-n', NS(), '--wait', '--timeout', '8m');
+}
+
+/** The release's revisions, oldest first. */
+export async function helmHistory(): Promise<
+  Array<{ revision: number; status: string; description: string }>
+> {
+  return JSON.parse(await helm('history', RELEASE(), '-n', NS(), '-o', 'json', '--max', '100'));
+}
+
+/** The values a revision was installed with (`helm get values`), as given. */
+export async function helmValues(revision: number): Promise<{
+  components?: Record<string, { version?: string; image?: { tag?: string } }>;
+}> {
+  return JSON.parse(
+    await helm('get', 'values', RELEASE(), '-n', NS(), '--revision', String(revision), '-o', 'json'),
+  );
+}
+
+export interface ImageRef {
+  tag: string;
+  version: string;
+}
+
+/** An images file of images.sh ("<service> <tag> <version>" lines): service → image tag and release version. */
+export function readImages(imagesFile: string): Map<string, ImageRef> {
+  return new Map(
+    readFileSync(imagesFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [svc, tag, version] = line.split(' ');
+        return [svc!, { tag: tag!, version: version ?? '' }];
+      }),
+  );
+}
+
+/** `--set-string` arguments giving each service of `images` its image tag and release version. */
+export function imageArgs(images: Map<string, ImageRef>): string[] {
+  return [...images].flatMap(([svc, { tag, version }]) => [
+    '--set-string',
+    `components.${svc}.image.tag=${tag}`,
+    ...(version ? ['--set-string', `components.${svc}.version=${version}`] : []),
+  ]);
+}
+
+/** The `--set-string` arguments of an images file: each service's image tag and release version. */
 export function imageTagArgs(imagesFile: string): string[] {
-  return readFileSync(imagesFile, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .flatMap((line) => {
-      const [svc, tag] = line.split(' ');
-      return ['--set-string', `components.${svc}.image.tag=${tag}`];
-    });
+  return imageArgs(readImages(imagesFile));
 }
 
 export interface PodInfo {
   name: string;
+  uid: string;
   component: string;
   ready: boolean;
   image: string;
+  /** app.kubernetes.io/version: the component's release. */
+  version: string;
   deleting: boolean;
   /** containerd's id of the service's container (for a crash test: SIGKILL from the host). */
   containerId: string;
   restarts: number;
+  /** Init containers (`migrate`): name, exit code once terminated, restarts. */
+  inits: Array<{ name: string; exitCode?: number; restarts: number }>;
 }
 
 /** The pods of the release's Deployments (not its hook Jobs' or tests'), optionally of one component. */
@@ -88,6 +141,7 @@ export async function pods(component?: string): Promise<PodInfo[]> {
     items: Array<{
       metadata: {
         name: string;
+        uid: string;
         labels: Record<string, string>;
         deletionTimestamp?: string;
         ownerReferences?: Array<{ kind: string }>;
@@ -96,6 +150,11 @@ export async function pods(component?: string): Promise<PodInfo[]> {
       status: {
         conditions?: Array<{ type: string; status: string }>;
         containerStatuses?: Array<{ containerID?: string; restartCount: number }>;
+        initContainerStatuses?: Array<{
+          name: string;
+          restartCount: number;
+          state?: { terminated?: { exitCode: number } };
+        }>;
       };
     }>;
   };
@@ -103,13 +162,44 @@ export async function pods(component?: string): Promise<PodInfo[]> {
     .filter((p) => p.metadata.ownerReferences?.[0]?.kind === 'ReplicaSet')
     .map((p) => ({
       name: p.metadata.name,
+      uid: p.metadata.uid,
       component: p.metadata.labels['app.kubernetes.io/component'] ?? '',
       ready: (p.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
       image: p.spec.containers[0]?.image ?? '',
+      version: p.metadata.labels['app.kubernetes.io/version'] ?? '',
       deleting: Boolean(p.metadata.deletionTimestamp),
       containerId: p.status.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, '') ?? '',
       restarts: p.status.containerStatuses?.[0]?.restartCount ?? 0,
+      inits: (p.status.initContainerStatuses ?? []).map((i) => ({
+        name: i.name,
+        exitCode: i.state?.terminated?.exitCode,
+        restarts: i.restartCount,
+      })),
     }));
+}
+
+/** GET /metrics of one pod, on its metrics port (9464), through a port-forward. */
+export async function podMetrics(pod: string, port = 9464): Promise<string> {
+  const forward = await portForward(pod, port);
+  try {
+    const res = await fetch(`${forward.url}/metrics`);
+    if (!res.ok) throw new Error(`metrics of ${pod}: ${res.status}`);
+    return await res.text();
+  } finally {
+    forward.stop();
+  }
+}
+
+/** The sum of a counter's samples whose labels include every `match` pair. */
+export function counterSum(metrics: string, name: string, match: Record<string, string>): number {
+  let sum = 0;
+  for (const line of metrics.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const labels = /\{([^}]*)\}/.exec(line)?.[1] ?? '';
+    if (Object.entries(match).every(([k, v]) => labels.includes(`${k}="${v}"`)))
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
 }
 
 export interface SignedUp {
