@@ -14,8 +14,7 @@
 #                roll), the new gateway against the previous back ends (one upgrade: the rollback of each), then all
 #                six at this tree's again
 #   smoke        through the gateway's Service, JSON and XML: sign-up, stories, a move, an attachment, an invite's e-mail
-#   isolation    (only with FLOWBOARD_CLUSTER_ISOLATION=1 for now, see main)
-#                under load: webhooks at 0 replicas, files at 0, files hung (SIGSTOP), Redis hung: what needs it
+#   isolation    under load: webhooks at 0 replicas, files at 0, files hung (SIGSTOP), Redis hung: what needs it
 #                fails fast (503 + Retry-After), the rest keeps answering, the gateway stays Ready, all recover alone
 #   scale        two replicas of everything: caches exact across gateways, 50 invites = 50 e-mails, a crash loses nothing
 #   helm-test    the chart's own `helm test` hooks, as an operator runs them
@@ -218,13 +217,7 @@ main() {
   phase skew-upgrade jest_phase skew-upgrade.cluster.test.ts
   phase skew-back jest_phase skew-back.cluster.test.ts
   phase smoke jest_phase smoke.cluster.test.ts
-  # Not in the default run yet (issue 26 stays open on it): on a quiet machine it passed every check but two
-  # measurement flaws since fixed, but beside another heavy run webhooks' operations did not recover within 120 s of
-  # webhooks serving again, and files' took 102 s, which is not understood. Run it with FLOWBOARD_CLUSTER_ISOLATION=1
-  # (or by naming it in FLOWBOARD_CLUSTER_PHASES).
-  if [ "${FLOWBOARD_CLUSTER_ISOLATION:-0}" = 1 ] || [[ " ${FLOWBOARD_CLUSTER_PHASES:-} " == *" isolation "* ]]; then
-    phase isolation jest_phase isolation.cluster.test.ts
-  fi
+  phase isolation jest_phase isolation.cluster.test.ts
   phase scale jest_phase scale.cluster.test.ts
   phase helm-test helm_test
   phase uninstall uninstall

@@ -8,6 +8,7 @@ export * from './health-server';
 export * from './grpc/metadata';
 export * from './grpc/server';
 export * from './grpc/unreachable';
+export * from './grpc/channel';
 export * from './grpc/client';
 export * from './metrics';
 export * from './tracing';

@@ -5,7 +5,9 @@ import net from 'node:net';
  * away from one service and give it back, without stopping what other tests and services share. It plays the
  * server **down** (`cut`: connections dropped and refused) or **hung**, as a process under SIGSTOP is (`pause`:
  * connections stay open and new ones are accepted, but nothing said on them arrives or is answered until `resume`,
- * which delivers what waited, in order).
+ * which delivers what waited, in order), or a **lost route** (`blackhole`: a connection made meanwhile is accepted and
+ * never relayed or closed, even after `clearRoute`, as a SYN sent to a replica that just went away keeps following
+ * its stale connection-tracking entry).
  */
 export interface TcpProxy {
   /** The relay's loopback port. */
@@ -22,6 +24,10 @@ export interface TcpProxy {
   pause(): void;
   /** Delivers what waited, in order, and relays again. */
   resume(): void;
+  /** A lost route: open connections dropped; the ones made from now on are swallowed for good. */
+  blackhole(): void;
+  /** New connections are relayed again; the ones swallowed stay so. */
+  clearRoute(): void;
   close(): Promise<void>;
 }
 
@@ -37,9 +43,16 @@ export async function startTcpProxy(server: string): Promise<TcpProxy> {
   const target = { host: url.hostname, port: Number(url.port) || (DEFAULT_PORTS[url.protocol] ?? 0) };
   if (!target.port) throw new Error(`no port in ${url.protocol} URL, and no default known`);
   let paused = false;
+  let blackholed = false;
   const flushes = new Set<() => void>();
   const sockets = new Set<net.Socket>();
   const relay = net.createServer((client) => {
+    if (blackholed) {
+      sockets.add(client);
+      client.on('error', () => undefined);
+      client.on('close', () => sockets.delete(client));
+      return; // accepted, never answered: nothing read is relayed, nothing is ever sent back
+    }
     const upstream = net.connect(target.port, target.host);
     for (const [from, to] of [
       [client, upstream],
@@ -95,6 +108,13 @@ export async function startTcpProxy(server: string): Promise<TcpProxy> {
     resume() {
       paused = false;
       for (const flush of flushes) flush();
+    },
+    blackhole() {
+      blackholed = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    clearRoute() {
+      blackholed = false;
     },
     close: stop,
   };

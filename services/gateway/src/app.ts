@@ -77,7 +77,17 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     name: string,
     address: string,
     known: Pick<UpstreamOptions, 'services' | 'healthService'>,
-  ) => createUpstream({ name, address, ...known, breaker: breakerSettings, probe, metrics, logger });
+  ) =>
+    createUpstream({
+      name,
+      address,
+      ...known,
+      breaker: breakerSettings,
+      probe,
+      connectTimeoutMs: config.DEPENDENCY_CONNECT_TIMEOUT_MS,
+      metrics,
+      logger,
+    });
   const upstreams = [
     upstream('membership', config.MEMBERSHIP_ADDR, membershipUpstream()),
     upstream('boards', config.BOARDS_ADDR, boardsUpstream()),

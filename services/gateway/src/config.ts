@@ -32,6 +32,11 @@ export const configSchema = z.object({
   DEPENDENCY_PROBE_TIMEOUT_MS: positiveInt(1000),
   /** This many failed probes in a row hold the circuit open until a probe succeeds again. */
   DEPENDENCY_PROBE_FAILURES_TO_OPEN: positiveInt(2),
+  /**
+   * A gRPC upstream's channel that has wanted a connection this long without one starts a fresh attempt: one can
+   * get lost for minutes (a SYN sent to a replica that just went away) and grpc-js sets no limit of its own.
+   */
+  DEPENDENCY_CONNECT_TIMEOUT_MS: positiveInt(2000),
   /** A Redis command not answered within this fails (the request goes on without Redis). */
   REDIS_COMMAND_TIMEOUT_MS: positiveInt(500),
   /**

@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { retryableMethods, serviceNameOf } from './client';
+import { retryableMethods, serviceNameOf } from './channel';
 
 const method = (name: string, idempotency_level?: string) => ({
   path: `/test.v1.ThingService/${name}`,

@@ -3,6 +3,7 @@ import { currentContext, type RequestContext } from '../context';
 import { fromGrpcError, isDomainError } from '../errors';
 import type { MetricsRegistry } from '../metrics';
 import type { Breaker } from './breaker';
+import { createGrpcChannel, serviceNameOf } from './channel';
 import { contextToMetadata } from './metadata';
 import { observeClient, startClientCall } from './observe';
 
@@ -19,37 +20,9 @@ export interface GrpcClientOptions {
    * The channel to call on, shared with the other clients of the same upstream (createGrpcChannel, or an
    * Upstream's): one connection, one health probe, one breaker. Without it the client makes its own.
    */
-  channel?: grpc.Channel;
+  channel?: grpc.ChannelInterface;
   /** Calls go through it: refused at once while the upstream is known down (upstream.ts). */
   breaker?: Breaker;
-}
-
-/** The one retry policy of every client: a call lost with its connection is tried again, quickly, twice at most. */
-const RETRY_POLICY = {
-  maxAttempts: 3,
-  initialBackoff: '0.05s',
-  maxBackoff: '0.5s',
-  backoffMultiplier: 2,
-  retryableStatusCodes: ['UNAVAILABLE'],
-};
-
-/** `flowboard.boards.v1.StoriesService`, from the methods' paths (`/<service>/<method>`). */
-export function serviceNameOf(service: grpc.ServiceDefinition): string {
-  const [first] = Object.values(service);
-  return first?.path.split('/')[1] ?? '';
-}
-
-/**
- * The methods the proto declares safe to repeat, `option idempotency_level = NO_SIDE_EFFECTS` (reads) or
- * `IDEMPOTENT` (a write whose repetition changes nothing more): only those are retried. The proto says it once, for
- * every client; no list to keep in step.
- */
-export function retryableMethods(service: grpc.ServiceDefinition): string[] {
-  const methods = Object.values(service).filter((method) => {
-    const level = (method as { options?: { idempotency_level?: unknown } }).options?.idempotency_level;
-    return level === 'NO_SIDE_EFFECTS' || level === 'IDEMPOTENT';
-  });
-  return [...new Set(methods.map((method) => method.path.split('/')[2]!))].sort();
 }
 
 /**
@@ -76,36 +49,6 @@ export function createGrpcClient<C extends grpc.Client>(
   observeClient(client, serviceNameOf(Ctor.service), options.metrics);
   if (options.breaker) breakers.set(client, options.breaker);
   return client;
-}
-
-/**
- * One channel to an upstream for the clients of all the services it serves (boards' six): one connection, and
- * its retries declared for every service's idempotent methods in the one service config. (grpc-js shares a
- * connection between clients only when their channel options are identical, and a service config per service
- * would make them differ: six clients, six connections.)
- *
- * Keepalive: a ping every 10 s, calls or not, and a connection whose ping isn't answered within 5 s is closed, so
- * a peer that stopped answering (a hung process, a node gone without a reset) loses its connection in seconds and
- * the channel connects again, through the Service, to a live replica. grpc-js servers (ours, of every release)
- * accept pings at any rate; a server that enforces a minimum interval answers GOAWAY `too_many_pings`, on which
- * grpc-js doubles the interval.
- */
-export function createGrpcChannel(address: string, services: grpc.ServiceDefinition[]): grpc.Channel {
-  const methodConfig = services.flatMap((service) => {
-    const serviceName = serviceNameOf(service);
-    const retryable = retryableMethods(service);
-    return retryable.length
-      ? [{ name: retryable.map((method) => ({ service: serviceName, method })), retryPolicy: RETRY_POLICY }]
-      : [];
-  });
-  return new grpc.Channel(address, grpc.credentials.createInsecure(), {
-    'grpc.service_config': JSON.stringify({ methodConfig }),
-    'grpc.keepalive_time_ms': 10_000,
-    'grpc.keepalive_timeout_ms': 5_000,
-    'grpc.keepalive_permit_without_calls': 1,
-    'grpc.initial_reconnect_backoff_ms': 100,
-    'grpc.max_reconnect_backoff_ms': 2_000,
-  });
 }
 
 /** Which breaker a client's calls go through (createGrpcClient's `breaker`). */

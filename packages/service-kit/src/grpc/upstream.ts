@@ -3,13 +3,8 @@ import { service as healthService } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { counter, gauge, type MetricsRegistry } from '../metrics';
 import { Breaker, type BreakerOptions, type BreakerState } from './breaker';
-import {
-  createGrpcChannel,
-  createGrpcClient,
-  deriveClient,
-  type DerivedClient,
-  type UnaryCallOptions,
-} from './client';
+import { createGrpcClient, deriveClient, type DerivedClient, type UnaryCallOptions } from './client';
+import { createGrpcChannel } from './channel';
 
 interface HealthClient extends grpc.Client {
   Check(
@@ -53,6 +48,8 @@ export interface UpstreamOptions {
   healthService: string;
   breaker?: Omit<BreakerOptions, 'name' | 'probeIntervalMs'>;
   probe?: Partial<ProbeOptions>;
+  /** A connection wanted this long without one is given up for a fresh attempt (channel.ts). */
+  connectTimeoutMs?: number;
   metrics?: MetricsRegistry;
   logger?: Logger;
 }
@@ -79,7 +76,9 @@ export interface Upstream {
 export function createUpstream(options: UpstreamOptions): Upstream {
   const probe = { ...PROBE_DEFAULTS, ...options.probe };
   const breaker = new Breaker({ ...options.breaker, name: options.name, probeIntervalMs: probe.intervalMs });
-  const channel = createGrpcChannel(options.address, options.services);
+  const channel = createGrpcChannel(options.address, options.services, {
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+  });
   const health = new HealthClientCtor(options.address, grpc.credentials.createInsecure(), {
     channelOverride: channel,
   });

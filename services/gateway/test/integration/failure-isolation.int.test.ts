@@ -249,6 +249,28 @@ describe('a peer hung (connection open, nothing answered): webhooks', () => {
   });
 });
 
+describe('a connection attempt lost on the way: webhooks', () => {
+  it('is given up after DEPENDENCY_CONNECT_TIMEOUT_MS, so the peer is used again once the route is back', async () => {
+    const relay = await relayTo(h.env.WEBHOOKS_ADDR!);
+    const gw = await h.gateway({ ...REALISTIC, WEBHOOKS_ADDR: relay.address });
+    const api = apiClient(gw.baseUrl);
+    const webhooks = () => timed(api, `${P}/webhooks`);
+    expect((await webhooks()).status).toBe(200);
+
+    // The connection drops and the channel's next attempt is swallowed for good (grpc-js would wait on it forever).
+    relay.blackhole();
+    const detectMs = await until(webhooks, fastRefusal);
+    console.log(`webhooks route lost: known down (fast 503) after ${detectMs.toFixed(0)} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // attempts made meanwhile are swallowed too
+
+    relay.clearRoute();
+    const recoverMs = await until(webhooks, (r) => r.status === 200);
+    console.log(`webhooks route back: answering again after ${recoverMs.toFixed(0)} ms, no restart`);
+    // The connect timeout (2 s), then a probe (1 s); on this shared machine, some slack.
+    expect(recoverMs).toBeLessThan(5_000);
+  });
+});
+
 describe('files down (both its ports)', () => {
   it('attachments and the storage figures fail fast; stories, their enrichments and everything else answer', async () => {
     const grpcRelay = await relayTo(h.env.FILES_ADDR!);
