@@ -14,6 +14,67 @@ const IO_LIBRARIES = [
   '^packages/(pg-kit|messaging)/',
 ];
 
+// The gateway's rooms, top to bottom (docs/design.md, "The gateway's layout"): a room imports only the rooms below
+// it, never one above or beside it. Above them all src/app.ts, main.ts and index.ts compose; below them all config.ts,
+// redis.ts, readiness.ts and instrumentation.ts import no room.
+const GATEWAY_SRC = '^services/gateway/src/';
+const GATEWAY_FLOORS = [
+  ['edge'], // the request path, in order: record, pipeline steps, dispatch
+  ['api'], // what the API is: operations, router, handlers' Call, each resource's routes, the OpenAPI document
+  ['authz'], // API keys and project access
+  ['cache'], // what the gateway keeps, behind cache/index.ts
+  ['clients', 'idempotency'], // the services' clients; the Idempotency-Key store (side by side, apart)
+  ['wire'], // formats on the wire: bodies, fields, query, negotiation, replies, problems, XML, pages
+];
+const gatewayLayerRules = () =>
+  GATEWAY_FLOORS.flatMap((floor, at) =>
+    floor.map((room) => {
+      const above = [...GATEWAY_FLOORS.slice(0, at).flat(), ...floor.filter((other) => other !== room)];
+      return {
+        name: `gateway-${room}-imports-down`,
+        severity: 'error',
+        comment:
+          `The gateway's ${room}/ imports only the rooms below it (docs/design.md, "The gateway's layout"): ` +
+          `not ${above.length ? `${above.join('/, ')}/ or ` : ''}the composition root.`,
+        from: { path: `${GATEWAY_SRC}${room}/` },
+        to: {
+          path: [
+            ...(above.length ? [`${GATEWAY_SRC}(${above.join('|')})/`] : []),
+            `${GATEWAY_SRC}(app|main|index)\\.ts$`,
+          ],
+        },
+      };
+    }),
+  );
+
+// boards' slices, bottom up (docs/design.md, "Service layout"): a slice imports shared/ and the slices on the levels
+// below its own, never one beside or above it, nor what composes them (app.ts, main.ts, index.ts, db/: the store of
+// every slice's repositories, the migrations). What a lower slice serves with a higher one's help is joined in app.ts.
+const BOARDS_SRC = '^services/boards/src/';
+const BOARDS_SLICE_LEVELS = [
+  ['board', 'history'], // the board row: its lock, story numbering, create/delete, write batches; a story's steps
+  ['phases'], // the board's phases, written under the board's lock
+  ['stories'], // stories in phases: numbered by the board, history written with every create and move
+  ['tags', 'tasks', 'comments'], // what hangs off a story; tasks and tags give a new story its parts
+];
+const boardsSliceRules = () =>
+  BOARDS_SLICE_LEVELS.flatMap((level, at) =>
+    level.map((slice) => {
+      const notBelow = BOARDS_SLICE_LEVELS.slice(at)
+        .flat()
+        .filter((other) => other !== slice);
+      return {
+        name: `boards-${slice}-imports-down`,
+        severity: 'error',
+        comment:
+          `boards' ${slice}/ imports only shared/ and the slices below it (docs/design.md, "Service layout"): ` +
+          `not ${notBelow.join('/, ')}/, nor the composition (app.ts, db/).`,
+        from: { path: `${BOARDS_SRC}${slice}/` },
+        to: { path: [`${BOARDS_SRC}(${notBelow.join('|')})/`, `${BOARDS_SRC}((app|main|index)\\.ts$|db/)`] },
+      };
+    }),
+  );
+
 module.exports = {
   forbidden: [
     {
@@ -45,6 +106,7 @@ module.exports = {
       from: { path: '^services/([^/]+)/src/shared/' },
       to: { path: '^services/$1/src/', pathNot: '^services/$1/src/shared/' },
     },
+    ...boardsSliceRules(),
     {
       name: 'services-stay-apart',
       severity: 'error',
@@ -72,6 +134,32 @@ module.exports = {
         path: '^services/gateway/src/idempotency/',
         pathNot: '^services/gateway/src/idempotency/index\\.ts$',
       },
+    },
+    ...gatewayLayerRules(),
+    {
+      name: 'gateway-floor-files-import-no-room',
+      severity: 'error',
+      comment:
+        "The gateway's configuration, Redis connection, readiness and instrumentation sit under every room: " +
+        'they import none of them, nor the composition root.',
+      from: { path: `${GATEWAY_SRC}(config|redis|readiness|instrumentation)\\.ts$` },
+      to: { path: `${GATEWAY_SRC}([^/]+/|(app|main|index)\\.ts$)` },
+    },
+    {
+      name: 'gateway-api-vocabulary-below-resources',
+      severity: 'error',
+      comment:
+        "api/'s own files (operation.ts, router.ts, call.ts) are the vocabulary resources are written in: they " +
+        'import no resource and not the OpenAPI document.',
+      from: { path: `${GATEWAY_SRC}api/[^/]+\\.ts$` },
+      to: { path: `${GATEWAY_SRC}api/(openapi|resources)/` },
+    },
+    {
+      name: 'gateway-openapi-above-resources',
+      severity: 'error',
+      comment: 'The OpenAPI document is built from the resources: no resource imports it.',
+      from: { path: `${GATEWAY_SRC}api/resources/` },
+      to: { path: `${GATEWAY_SRC}api/openapi/` },
     },
     {
       name: 'packages-below-services',

@@ -1,16 +1,19 @@
 // One lint configuration for the whole monorepo (flat config).
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
+    // What .gitignore ignores (made by builds and runs), and generated code.
     ignores: [
       '**/dist/**',
       '**/node_modules/**',
+      '**/coverage/**',
+      '**/.turbo/**',
+      '**/.flowboard/**',
+      '**/.schemathesis/**',
       'proto/src/generated/**',
-      '**/*.js',
-      '**/*.mjs',
-      '**/*.cjs',
     ],
   },
   js.configs.recommended,
@@ -38,5 +41,20 @@ export default tseslint.config(
       'packages/mail-sink/**',
     ],
     rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    // Plain JavaScript (scripts, the tests' jest configs and helpers, bench, fuzz): Node's globals; CommonJS files
+    // (.js outside ES module packages, .cjs) load with require.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    languageOptions: { globals: { ...globals.node } },
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['**/*.test.mjs', '**/*.test.js', 'packages/jest-preset/long-timeout.js'],
+    languageOptions: { globals: { ...globals.jest } },
   },
 );

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `npm test`, and what CI runs: build, lint + typecheck, Helm chart and compose file checks, unit tests, then
-# integration tests, end-to-end tests and the schema fuzzer (scripts/fuzz.sh). Stops at the first failing phase,
-# always stops what it started, and ends with a per-phase table, which infrastructure the integration tests ran on,
-# and one line: "N passed, N failed[, N skipped]".
+# `npm test`, and what CI runs: build, lint + typecheck, the docs check (scripts/docs-check.mjs), Helm chart and
+# compose file checks, unit tests, then integration tests, end-to-end tests and the schema fuzzer (scripts/fuzz.sh).
+# Stops at the first failing phase, always stops what it started, and ends with a per-phase table, which
+# infrastructure the integration tests ran on, and one line: "N passed, N failed[, N skipped]".
 #
 # Integration tests run on testcontainers: each workspace's run starts the containers it needs (PostgreSQL, Redis,
 # Kafka, MinIO, mail sink) on random ports, from the images compose.yaml names (built here as local stand-ins, with
@@ -138,8 +138,10 @@ record_phase deps ok "$t0"
 
 run_phase build npx turbo run build --output-logs=errors-only
 run_phase format npx prettier --check . --log-level warn
-run_phase lint+typecheck npx turbo run lint typecheck --output-logs=errors-only
+run_phase lint npm run --silent lint   # the whole tree with one config: sources, tests, scripts
+run_phase typecheck npx turbo run typecheck --output-logs=errors-only
 run_phase imports npm run --silent check:imports   # no import circles; the layer rules of docs/design.md
+run_phase docs node scripts/docs-check.mjs check selftest   # every path, link, npm script and variable the docs name
 run_phase chart bash scripts/chart-check.sh
 run_phase compose bash scripts/compose-check.sh
 run_phase contracts bash scripts/contract-check.sh check selftest   # protos, events, OpenAPI vs contracts/released

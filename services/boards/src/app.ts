@@ -1,7 +1,12 @@
 import { projectDeletedV1 } from '@flowboard/events';
 import { BackgroundConsumer, createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
 import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
-import { BOARDS_LEGACY_SERVICE, boardsLegacyDefinition, loadBoardsProto } from '@flowboard/proto';
+import {
+  BOARDS_LEGACY_SERVICE,
+  boardsLegacyDefinition,
+  loadBoardsProto,
+  type boards,
+} from '@flowboard/proto';
 import {
   createGrpcServer,
   createLogger,
@@ -14,6 +19,8 @@ import {
   type GrpcServiceRegistration,
   type Logger,
 } from '@flowboard/service-kit';
+import { makeDeleteProjectBoard } from './board/application/delete-project-board';
+import { createProjectDeletedHandler } from './board/messaging/project-deleted.handler';
 import { commentsUseCases } from './comments/application/comments-use-cases';
 import { commentsHandlers } from './comments/grpc/comments.handlers';
 import type { BoardsConfig } from './config';
@@ -21,15 +28,17 @@ import { createBoardsStore } from './db/boards-store';
 import { historyUseCases } from './history/application/history-use-cases';
 import { storyHistoryReader } from './history/db/story-history-reader';
 import { historyHandlers } from './history/grpc/history.handlers';
-import { createProjectDeletedHandler } from './messaging/project-deleted.handler';
-import { makeDeleteProjectBoard } from './phases/application/delete-project-board';
 import { phasesUseCases } from './phases/application/phases-use-cases';
 import { phasesHandlers } from './phases/grpc/phases.handlers';
 import { storiesUseCases } from './stories/application/stories-use-cases';
 import { ownedStoriesReader } from './stories/db/owned-stories-reader';
+import { phaseStoriesHandlers } from './stories/grpc/phase-stories.handlers';
 import { storiesHandlers } from './stories/grpc/stories.handlers';
+import { newStoryTags } from './tags/application/new-story-tags';
+import { storyTagsMessages } from './tags/application/tag-message';
 import { tagsUseCases } from './tags/application/tags-use-cases';
 import { tagsHandlers } from './tags/grpc/tags.handlers';
+import { newStoryTasks } from './tasks/application/new-story-tasks';
 import { tasksUseCases } from './tasks/application/tasks-use-cases';
 import { tasksHandlers } from './tasks/grpc/tasks.handlers';
 
@@ -126,13 +135,26 @@ export function createApp(
     implementation,
   });
   // Every write with events wakes the relay once it commits; stories also read /me/stories on the pool; history
-  // only reads, on the pool.
-  const stories = storiesUseCases(store, { ownedStories: ownedStoriesReader(pool), wakeOutbox: relay.wake });
+  // only reads, on the pool. Slices import only those below them (board ← phases ← stories ← tags, tasks,
+  // comments), so what a lower slice serves with a higher one's help is joined here: a new story's tasks and
+  // tags, a story page's tags, and PhasesService's methods about a phase's stories.
+  const tags = tagsUseCases(store, relay.wake);
+  const stories = storiesUseCases(store, {
+    ownedStories: ownedStoriesReader(pool),
+    wakeOutbox: relay.wake,
+    newStoryParts: [newStoryTasks, newStoryTags],
+  });
+  const storyTags = async (projectId: number, storyIds: number[]) =>
+    storyTagsMessages(await tags.batchGetStoryTags(projectId, storyIds));
+  const phases: boards.PhasesServiceHandlers = {
+    ...phasesHandlers(logger, phasesUseCases(store)),
+    ...phaseStoriesHandlers(logger, stories),
+  };
   const history = historyUseCases(storyHistoryReader(pool), config.METRICS_WINDOW_DAYS);
   const services = [
-    service('StoriesService', storiesHandlers(logger, stories)),
-    service('PhasesService', phasesHandlers(logger, phasesUseCases(store))),
-    service('TagsService', tagsHandlers(logger, tagsUseCases(store, relay.wake))),
+    service('StoriesService', storiesHandlers(logger, stories, storyTags)),
+    service('PhasesService', phases),
+    service('TagsService', tagsHandlers(logger, tags)),
     service('TasksService', tasksHandlers(logger, tasksUseCases(store, relay.wake))),
     service('CommentsService', commentsHandlers(logger, commentsUseCases(store, relay.wake))),
     service('HistoryService', historyHandlers(logger, history)),

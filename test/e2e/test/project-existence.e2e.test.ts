@@ -1,5 +1,5 @@
-import type { RouteDeps } from '../../../services/gateway/src/http/routes/deps';
-import { routeTable } from '../../../services/gateway/src/http/routes';
+import type { RouteDeps } from '../../../services/gateway/src/api/resources/deps';
+import { routeTable } from '../../../services/gateway/src/api/resources';
 import { GATEWAY_URL, api, createProject, signUp, type SignedUp } from './support';
 
 /**

@@ -1,98 +1,35 @@
-import { withTransaction, type Pool, type PoolClient, type Queryable } from '@flowboard/pg-kit';
+import type { Pool } from '@flowboard/pg-kit';
+import { boardRepository } from '../board/db/board-repository';
+import { withBoardTransactions, type BoardTransactionsOptions } from '../board/db/board-transactions';
 import { commentRepository } from '../comments/db/comment-repository';
 import { storyHistoryRepository } from '../history/db/story-history-repository';
-import { boardRepository, type BoardLocks } from '../phases/db/board-repository';
 import { phaseRepository } from '../phases/db/phase-repository';
 import { outboxRepository } from '../shared/db/outbox-repository';
 import { storyRepository } from '../stories/db/story-repository';
 import { tagRepository } from '../tags/db/tag-repository';
 import { taskRepository } from '../tasks/db/task-repository';
-import { BoardWriteBatches, type TrackedWrite } from './board-write-batches';
-
-export interface BoardsStoreOptions {
-  /** Hears how long each transaction that took its board's row lock held it, in seconds (see below). */
-  onBoardLockReleased?: (heldSeconds: number) => void;
-  /** At most this many of a board's waiting writes share one transaction (board-write-batches.ts). */
-  maxBoardBatch?: number;
-  /** Hears the number of writes of each transaction `boardTransaction` ran. */
-  onBoardBatch?: (writes: number) => void;
-}
 
 /**
- * The PostgreSQL store of the boards schema: every slice's repositories, bound to the pool for single reads, and
- * inside `transaction` to one transaction's client. One store for all, because a use case's transaction may span aggregates (a new story with its
- * tasks, tags and first history rows); each slice's use cases see it through their own narrower `Store<...>`.
- *
- * `boardTransaction` is `transaction` for writes that begin by taking their board's row lock: the writes waiting
- * for one board share a transaction (board-write-batches.ts).
- *
- * `onBoardLockReleased` hears how long each transaction that took its board's row lock held it (from the lock to
- * the transaction's end, in seconds): every write of a board waits for that lock, so its hold time bounds the
- * board's writes a second.
+ * The PostgreSQL store of the boards schema: every slice's repositories in one store, because a use case's
+ * transaction may span aggregates (a new story with its tasks, tags and first history rows); each slice's use
+ * cases see it through their own narrower `Store<...>`. The transactions, the board locks they hold and the
+ * batching of a board's writes are the board's (board/db/board-transactions.ts).
  */
-export function createBoardsStore(pool: Pool, schema: string, options: BoardsStoreOptions = {}) {
-  const repositories = (db: Queryable, locks?: BoardLocks) => ({
-    boards: boardRepository(db, locks),
-    outbox: outboxRepository(db, schema),
-    phases: phaseRepository(db),
-    stories: storyRepository(db),
-    history: storyHistoryRepository(db),
-    tasks: taskRepository(db),
-    comments: commentRepository(db),
-    tags: tagRepository(db),
-  });
-  type Repositories = ReturnType<typeof repositories>;
-
-  /** One transaction; `locks` records the boards it locked, and when the first lock was taken. */
-  async function inTransaction<T>(work: (client: PoolClient, locks: BoardLocks) => Promise<T>): Promise<T> {
-    let lockedAt: bigint | undefined;
-    const locks: BoardLocks = {
-      held: new Set(),
-      onLocked: () => void (lockedAt ??= process.hrtime.bigint()),
-    };
-    try {
-      return await withTransaction(pool, (client) => work(client, locks));
-    } finally {
-      if (lockedAt !== undefined)
-        options.onBoardLockReleased?.(Number(process.hrtime.bigint() - lockedAt) / 1e9);
-    }
-  }
-
-  const transaction = <T>(work: (tx: Repositories) => Promise<T>): Promise<T> =>
-    inTransaction((client, locks) => work(repositories(client, locks)));
-
-  const batches = new BoardWriteBatches<Repositories>(
-    {
-      alone: transaction,
-      together: (run) =>
-        inTransaction((client, locks) => run(() => trackedWrite(client, (db) => repositories(db, locks)))),
-    },
-    { maxBatch: options.maxBoardBatch ?? 32, onBatch: options.onBoardBatch },
+export function createBoardsStore(pool: Pool, schema: string, options: BoardTransactionsOptions = {}) {
+  return withBoardTransactions(
+    pool,
+    (db, locks) => ({
+      boards: boardRepository(db, locks),
+      outbox: outboxRepository(db, schema),
+      phases: phaseRepository(db),
+      stories: storyRepository(db),
+      history: storyHistoryRepository(db),
+      tasks: taskRepository(db),
+      comments: commentRepository(db),
+      tags: tagRepository(db),
+    }),
+    options,
   );
-
-  return {
-    ...repositories(pool),
-    transaction,
-    boardTransaction: <T>(projectId: number, work: (tx: Repositories) => Promise<T>): Promise<T> =>
-      batches.run(projectId, work),
-  };
-}
-
-/** Repositories on `client` that record whether the statements issued through them wrote, or failed. */
-function trackedWrite<Tx>(client: PoolClient, bind: (db: Queryable) => Tx): TrackedWrite<Tx> {
-  let wrote = false;
-  let failed = false;
-  const query = (config: string | { text: string }, values?: unknown[]) => {
-    const text = typeof config === 'string' ? config : config.text;
-    if (!/^\s*SELECT\b/i.test(text)) wrote = true;
-    return (client.query as (c: unknown, v?: unknown[]) => Promise<unknown>)(config, values).catch(
-      (err: unknown) => {
-        failed = true;
-        throw err;
-      },
-    );
-  };
-  return { tx: bind({ query } as unknown as Queryable), wrote: () => wrote, failed: () => failed };
 }
 
 export type BoardsStore = ReturnType<typeof createBoardsStore>;

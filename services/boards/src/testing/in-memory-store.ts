@@ -1,9 +1,10 @@
-import type { Outbox, OutboxMessage } from '@flowboard/events';
+import { parseEvent, resourceChangedV1, type Outbox, type OutboxMessage } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
+import type { BoardRepository } from '../board/application/ports';
+import type { Store } from '../board/application/store';
 import type { CommentRecord, CommentRepository } from '../comments/application/ports';
 import type { StoryHistoryRepository } from '../history/application/ports';
-import type { BoardRepository, PhaseRecord, PhaseRepository } from '../phases/application/ports';
-import type { Store } from '../shared/application/store';
+import type { PhaseRecord, PhaseRepository } from '../phases/application/ports';
 import type { CreateStoryCommand } from '../stories/application/create-story';
 import type { StoryRecord, StoryRepository } from '../stories/application/ports';
 import type { TagRepository } from '../tags/application/ports';
@@ -124,6 +125,9 @@ export function fakeStore() {
       },
     },
     phases: {
+      async holdsStories(projectId, phaseId) {
+        return stories.some((s) => s.projectId === projectId && s.phase.id === phaseId);
+      },
       async insertMany(projectId, templates) {
         templates.forEach((t, position) =>
           phases.push({ id: nextPhaseId++, projectId, ...t, position, wipLimit: null, version: 1 }),
@@ -260,9 +264,6 @@ export function fakeStore() {
           stories.find((s) => s.projectId === projectId && s.id === id)!.boardPosition = i + 1;
         });
       },
-      async anyInPhase(projectId, phaseId) {
-        return stories.some((s) => s.projectId === projectId && s.phase.id === phaseId);
-      },
     },
     history: {
       async open({ projectId, storyId, phaseId, stepType }) {
@@ -381,4 +382,15 @@ export async function rejection(promise: Promise<unknown>): Promise<DomainError>
     throw e;
   }
   throw new Error('expected a DomainError');
+}
+
+/** The resource-changed events a fake store's outbox holds, in the order they were written. */
+export function resourceChanges(outbox: readonly OutboxMessage[]) {
+  return outbox
+    .filter((m) => m.topic === resourceChangedV1.topic)
+    .map((m) => {
+      const event = parseEvent(resourceChangedV1, JSON.stringify(m.payload));
+      expect([m.id, m.key]).toEqual([event.id, String(event.data.projectId)]);
+      return event.data;
+    });
 }

@@ -86,24 +86,42 @@ export interface StorageUsage {
 }
 
 /**
- * The quota ledger. Every change is one conditional statement on the account's row, so concurrent uploads can
- * never take the account past its limit together.
+ * What asking for more room answered (domain/quota-growth.ts decides): `ok` once the reservation holds what is
+ * needed; `wait` when other uploads in flight hold the room or are first in line (ask again shortly);
+ * `over-limit` when the upload's own bytes do not fit beside what is stored; `gone` when the reservation expired.
+ * `held` is what the reservation holds now: less than before when it gave its room back to older uploads.
+ */
+export type GrowResult =
+  | { outcome: 'ok'; held: number }
+  | { outcome: 'wait'; held: number }
+  | { outcome: 'over-limit' }
+  | { outcome: 'gone' };
+
+/**
+ * The quota ledger. Every change goes through the account's row under its lock, so concurrent uploads can never
+ * take the account past its limit together.
  */
 export interface QuotaStore {
-  /** Reserves `bytes` for an upload when used + reserved + bytes <= limit: the reservation id, else undefined. */
+  /**
+   * Reserves `bytes` for an upload when used + reserved + bytes <= limit (and, for more than 0 bytes, no upload of
+   * the account waits for room): the reservation id, else undefined.
+   */
   reserve(
     accountId: number,
     limitBytes: number,
     bytes: number,
     ttlSeconds: number,
   ): Promise<number | undefined>;
-  /** Adds `bytes` to a reservation under the same rule; 'gone' when the reservation expired meanwhile. */
+  /**
+   * Has a reservation hold `needed` bytes in all, or up to `wanted` when they fit (fewer round trips later), as
+   * domain/quota-growth.ts decides; renews it. `held` is what the upload last heard it holds.
+   */
   grow(
     reservationId: number,
     limitBytes: number,
-    bytes: number,
+    want: { needed: number; wanted: number; held: number },
     ttlSeconds: number,
-  ): Promise<'ok' | 'over-limit' | 'gone'>;
+  ): Promise<GrowResult>;
   /** Pushes the expiry forward (an upload still streaming); false when the reservation is gone. */
   renew(reservationId: number, ttlSeconds: number): Promise<boolean>;
   /** Gives a reservation's bytes back (a failed upload). Idempotent. */
@@ -160,6 +178,8 @@ export class BlobNotFoundError extends Error {
 
 /** A file part as the upload use case sees it: the raw name and type from the request, and its bytes. */
 export interface IncomingFile {
+  /** The part's name (its form field), when it has one: named in errors about the part. */
+  partName?: string | undefined;
   fileName: string | undefined;
   contentType: string | undefined;
   content: AsyncIterable<Uint8Array>;

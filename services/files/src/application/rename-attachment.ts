@@ -1,6 +1,6 @@
 import { DomainError, parseExpectedVersion } from '@flowboard/service-kit';
 import { requirePositiveId } from '../domain/attachment';
-import { sanitizeFileName } from '../domain/file-name';
+import { acceptFileName } from '../domain/file-name';
 import type { AttachmentRecord, AttachmentRepository } from './ports';
 import { attachmentChanged, type OutboxSignal } from './resource-events';
 
@@ -19,7 +19,7 @@ export type RenameAttachment = (command: RenameAttachmentCommand) => Promise<Att
 
 /**
  * PUT `filename`/`fileName` (docs/compat.md §5.6): the new name goes through the upload's rules (last path
- * segment, no control or bidi characters, NFC, at most 200 characters). A blank name is refused rather than
+ * segment, no control or bidi characters, NFC; a NUL or more than 200 characters is a 400). A blank name is refused rather than
  * turned into the upload's default "file": here the caller chose it. NotFound as for get; a conditional
  * rename at another version is PreconditionFailed. Publishes `attachment.updated` when the name changed (the
  * version rose), in the rename's transaction.
@@ -51,7 +51,7 @@ export function makeRenameAttachment(
       p,
       s,
       attachmentId,
-      sanitizeFileName(rawFileName),
+      acceptFileName(rawFileName, "Field 'filename'"),
       expectedVersion,
       ({ before, after }) =>
         after.version === before.version ? [] : [attachmentChanged('attachment.updated', after, actorId)],

@@ -15,7 +15,12 @@ export interface ReservationOptions {
    * never past the request's upper bound; when that does not fit, by exactly what is missing.
    */
   growStepBytes: number;
+  /** Pauses between asking again while other uploads hold the room: doubling from the first to the second. */
+  waitMs?: { initial: number; max: number };
 }
+
+/** Short: the room comes back when another upload of the account commits or fails. */
+const WAIT_MS = { initial: 5, max: 50 };
 
 export const overQuota = () =>
   new DomainError('PlanLimitExceeded', "The upload would exceed the account's file storage limit.", {
@@ -26,9 +31,11 @@ export const overQuota = () =>
  * The space one upload request holds while it streams. When the request has a Content-Length, its upper bound is
  * reserved whole if it fits, so concurrent uploads are decided up front, first come first served. That bound also
  * counts the parts' headers, so when it does not fit (near the limit) or there is none (a chunked body), the
- * reservation starts empty and grows ahead of the file bytes as they stream: a file that fits is accepted to the
- * byte. Bytes never pass `covered` unreserved, so the account cannot exceed its limit even if the upload is later
- * refused.
+ * reservation starts empty and grows ahead of the file bytes as they stream. No byte goes on to the store before
+ * it is reserved, so the account's ledger never passes its limit, even for an upload later refused. Growing is
+ * decided by domain/quota-growth.ts: refused only when the upload's own bytes do not fit beside what is stored;
+ * room other uploads in flight hold is waited for, so a file that fits is accepted to the byte however many race
+ * for it.
  */
 export class Reservation {
   private heartbeat: NodeJS.Timeout | undefined;
@@ -71,21 +78,28 @@ export class Reservation {
 
   /**
    * Makes sure `total` bytes are reserved: grows by a step (fewer round trips), or by exactly what is missing
-   * near the limit; PlanLimitExceeded (402) when even that does not fit.
+   * near the limit, waiting while other uploads hold the room; PlanLimitExceeded (402) when the upload's bytes do
+   * not fit beside what is stored. An upload whose room went to older ones (every upload of the account waited)
+   * waits for all it needs again: the bytes it already sent stay in the store meanwhile.
    */
   async cover(total: number): Promise<void> {
-    if (total <= this.covered) return;
-    const missing = total - this.covered;
-    const step = Math.min(this.options.growStepBytes, this.ceiling - this.covered);
-    for (const bytes of step <= missing ? [missing] : [step, missing]) {
-      const result = await this.quota.grow(this.id, this.account.limitBytes, bytes, this.options.ttlSeconds);
-      if (result === 'ok') {
-        this.covered += bytes;
-        return;
-      }
-      if (result === 'gone') throw reservationLost();
+    const pauses = this.options.waitMs ?? WAIT_MS;
+    let pauseMs = pauses.initial;
+    while (total > this.covered) {
+      const wanted = Math.max(total, Math.min(this.covered + this.options.growStepBytes, this.ceiling));
+      const result = await this.quota.grow(
+        this.id,
+        this.account.limitBytes,
+        { needed: total, wanted, held: this.covered },
+        this.options.ttlSeconds,
+      );
+      if (result.outcome === 'over-limit') throw overQuota();
+      if (result.outcome === 'gone') throw reservationLost();
+      this.covered = result.held;
+      if (result.outcome === 'ok') return;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      pauseMs = Math.min(pauseMs * 2, pauses.max);
     }
-    throw overQuota();
   }
 
   /** Stops renewing (the commit has ended the reservation, or `release` is about to). */

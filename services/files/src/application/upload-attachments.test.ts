@@ -1,5 +1,6 @@
 import { parseEvent, resourceChangedV1, type OutboxMessage } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
+import { decideGrowth } from '../domain/quota-growth';
 import { toAttachmentMessage } from './attachment-message';
 import type {
   AttachmentRecord,
@@ -17,26 +18,59 @@ const ACCOUNT = 7;
 function fakes(options: { growStepBytes?: number } = {}) {
   const ledger = { used: 0, reserved: 0 };
   const reservations = new Map<number, number>();
+  /** What a waiting reservation asked for. */
+  const waiting = new Map<number, number>();
   let nextReservation = 1;
   const quota: QuotaStore = {
     async reserve(_account, limit, bytes) {
       if (ledger.used + ledger.reserved + bytes > limit) return undefined;
+      if (bytes > 0 && waiting.size > 0) return undefined; // first come, first served
       ledger.reserved += bytes;
       reservations.set(nextReservation, bytes);
       return nextReservation++;
     },
-    async grow(id, limit, bytes) {
+    // The real repository's rule (domain/quota-growth.ts) over the in-memory ledger.
+    async grow(id, limit, { needed, wanted }) {
       const held = reservations.get(id);
-      if (held === undefined) return 'gone';
-      if (ledger.used + ledger.reserved + bytes > limit) return 'over-limit';
-      ledger.reserved += bytes;
-      reservations.set(id, held + bytes);
-      return 'ok';
+      if (held === undefined) return { outcome: 'gone' };
+      const least = needed - held;
+      if (least <= 0) return { outcome: 'ok', held };
+      const growth = decideGrowth(
+        {
+          limitBytes: limit,
+          usedBytes: ledger.used,
+          reservedBytes: ledger.reserved,
+          reservations: [...reservations].map(([r, bytes]) => ({ id: r, bytes, waitingFor: waiting.get(r) })),
+        },
+        id,
+        least,
+        Math.max(least, wanted - held),
+      );
+      if (growth.kind === 'refuse') {
+        waiting.delete(id);
+        return { outcome: 'over-limit' };
+      }
+      for (const victim of growth.preempt) {
+        const bytes = reservations.get(victim) ?? 0;
+        ledger.reserved -= bytes;
+        reservations.set(victim, 0);
+        waiting.set(victim, bytes + (waiting.get(victim) ?? 0));
+      }
+      const now = reservations.get(id) ?? 0;
+      if (growth.kind === 'grant') {
+        ledger.reserved += growth.bytes;
+        reservations.set(id, now + growth.bytes);
+        waiting.delete(id);
+        return { outcome: 'ok', held: now + growth.bytes };
+      }
+      waiting.set(id, needed - now);
+      return { outcome: 'wait', held: now };
     },
     renew: async (id) => reservations.has(id),
     async release(id) {
       ledger.reserved -= reservations.get(id) ?? 0;
       reservations.delete(id);
+      waiting.delete(id);
     },
     releaseExpired: async () => 0,
     usage: async () => ({ usedBytes: ledger.used, reservedBytes: ledger.reserved }),
@@ -76,6 +110,7 @@ function fakes(options: { growStepBytes?: number } = {}) {
       const actual = list.reduce((sum, a) => sum + a.sizeBytes, 0);
       if (actual > held) throw new Error('stored more than reserved');
       reservations.delete(reservationId);
+      waiting.delete(reservationId);
       ledger.reserved -= held;
       ledger.used += actual;
       const created = list.map((a) => ({ ...a, id: nextId++, createdAt: new Date(), version: 1 }));
@@ -106,7 +141,11 @@ function fakes(options: { growStepBytes?: number } = {}) {
     blobs,
     attachments,
     quota,
-    reservations: { ttlSeconds: 60, growStepBytes: options.growStepBytes ?? 4 },
+    reservations: {
+      ttlSeconds: 60,
+      growStepBytes: options.growStepBytes ?? 4,
+      waitMs: { initial: 1, max: 2 },
+    },
     logger,
     newToken,
     signal: () => void signals++,
@@ -404,6 +443,45 @@ describe('UploadAttachments', () => {
       expect(error).toMatchObject({ kind: 'PlanLimitExceeded' });
       expect(objects.size + rows.length).toBe(0);
       expect(ledger).toEqual({ used: 0, reserved: 0 });
+    });
+
+    it('uploads racing for the last room: every one that fits is accepted, whatever the interleaving', async () => {
+      // The issue's case in small: room for 3 files and 5 bytes, 8 uploads of 1000 bytes at once, 2 of them with
+      // a bound that fits whole (it also counts headers), the others growing 100 bytes at a time.
+      for (let seed = 1; seed <= 25; seed++) {
+        const { upload, ledger, reservations } = fakes({ growStepBytes: 100 });
+        ledger.used = 5;
+        let state = seed;
+        const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 3;
+        async function* paced(): AsyncGenerator<Uint8Array> {
+          for (let i = 0; i < 10; i++) {
+            for (let t = Math.floor(random()); t > 0; t--) await new Promise((r) => setImmediate(r));
+            yield Buffer.alloc(100);
+          }
+        }
+        let peak = 0;
+        const sampler = setInterval(() => (peak = Math.max(peak, ledger.used + ledger.reserved)), 0);
+        const outcomes = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            upload({
+              projectId: 1,
+              storyId: 1,
+              userId: 1,
+              account: account(3000 + 10),
+              maxTotalBytes: i < 2 ? 1000 + 150 : undefined,
+              files: files(file(`f${i}`, 'text/plain', paced())),
+            }).then(
+              () => 'ok',
+              (e: { kind?: string }) => e.kind,
+            ),
+          ),
+        ).finally(() => clearInterval(sampler));
+        expect(outcomes.filter((o) => o === 'ok')).toHaveLength(3);
+        expect(outcomes.filter((o) => o !== 'ok').every((o) => o === 'PlanLimitExceeded')).toBe(true);
+        expect(peak).toBeLessThanOrEqual(3010);
+        expect(ledger).toEqual({ used: 3005, reserved: 0 });
+        expect(reservations.size).toBe(0);
+      }
     });
 
     it('gives the reservation back when the rows cannot be recorded', async () => {

@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import { newAttachmentToken, normalizeContentType, objectKey, requirePositiveId } from '../domain/attachment';
-import { sanitizeFileName } from '../domain/file-name';
+import { acceptFileName } from '../domain/file-name';
 import type {
   AttachmentRecord,
   AttachmentRepository,
@@ -49,9 +49,10 @@ export interface UploadAttachmentsDeps {
  * and no row exists. The gateway has already authorised the caller and checked that the story exists.
  *
  * Quota: space is reserved when the first file part arrives (after the body proved to be multipart, before any
- * byte is stored) and grown ahead of the file bytes if needed; the first byte past the limit → PlanLimitExceeded
- * (402). The commit turns the reservation into usage in the rows' transaction, with an `attachment.created`
- * event per file; any failure gives it back.
+ * byte is stored) and grown ahead of the file bytes if needed, waiting while other uploads of the account hold
+ * the room (reservation.ts); the first byte that does not fit beside what is stored → PlanLimitExceeded (402).
+ * The commit turns the reservation into usage in the rows' transaction, with an `attachment.created` event per
+ * file; any failure gives it back. A part's file name with a NUL character or over 200 characters → 400.
  */
 export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttachments {
   const newToken = deps.newToken ?? newAttachmentToken;
@@ -64,6 +65,11 @@ export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttach
       const stored: NewAttachment[] = [];
       const total = { bytes: 0 };
       for await (const file of files) {
+        // Before any byte of it is stored (or, for the first part, any room reserved): a bad name is a 400.
+        const fileName = acceptFileName(
+          file.fileName,
+          file.partName === undefined ? 'A file name' : `The file name of part '${file.partName}'`,
+        );
         reservation ??= await Reservation.open(
           deps.quota,
           account,
@@ -80,7 +86,7 @@ export function makeUploadAttachments(deps: UploadAttachmentsDeps): UploadAttach
         stored.push({
           projectId,
           storyId,
-          fileName: sanitizeFileName(file.fileName),
+          fileName,
           contentType,
           sizeBytes: counter.bytes,
           token,

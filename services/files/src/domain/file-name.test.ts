@@ -1,4 +1,4 @@
-import { DEFAULT_FILE_NAME, sanitizeFileName, truncateCodePoints } from './file-name';
+import { acceptFileName, DEFAULT_FILE_NAME, sanitizeFileName, truncateCodePoints } from './file-name';
 
 describe('sanitizeFileName', () => {
   it.each([
@@ -61,5 +61,41 @@ describe('truncateCodePoints', () => {
     expect(truncateCodePoints('abc', 5)).toBe('abc');
     expect(truncateCodePoints('abcdef', 3)).toBe('abc');
     expect(truncateCodePoints('a😀b', 2)).toBe('a😀');
+  });
+});
+
+describe('acceptFileName', () => {
+  it('answers the name sanitizeFileName makes', () => {
+    expect(acceptFileName('C:\\x\\ plans.txt ', 'A file name')).toBe('plans.txt');
+    expect(acceptFileName('a\u0007b\u202E.txt', 'A file name')).toBe('ab.txt');
+    expect(acceptFileName('', 'A file name')).toBe(DEFAULT_FILE_NAME);
+  });
+
+  it('refuses a NUL character anywhere, path included (400 invalid-field naming where)', () => {
+    for (const raw of ['a\u0000b.txt', 'dir\u0000/b.txt', '\u0000']) {
+      expect(() => acceptFileName(raw, "Field 'filename'")).toThrow(
+        expect.objectContaining({
+          kind: 'InvalidArgument',
+          problem: 'invalid-field',
+          message: "Field 'filename' must not contain a NUL character.",
+        }),
+      );
+    }
+  });
+
+  it('keeps 200 characters, refuses 201 (code points, counted without the path)', () => {
+    expect(acceptFileName('x'.repeat(200), 'A file name')).toBe('x'.repeat(200));
+    expect(acceptFileName('😀'.repeat(200), 'A file name')).toBe('😀'.repeat(200));
+    expect(acceptFileName(`${'d'.repeat(500)}/${'x'.repeat(200)}`, 'A file name')).toBe('x'.repeat(200));
+    expect(acceptFileName(`  ${'x'.repeat(200)}  `, 'A file name')).toBe('x'.repeat(200));
+    for (const raw of ['x'.repeat(201), '😀'.repeat(201), `d/${'x'.repeat(201)}`]) {
+      expect(() => acceptFileName(raw, "The file name of part 'file'")).toThrow(
+        expect.objectContaining({
+          kind: 'InvalidArgument',
+          problem: 'invalid-field',
+          message: "The file name of part 'file' must be at most 200 characters (without its path).",
+        }),
+      );
+    }
   });
 });

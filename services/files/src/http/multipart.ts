@@ -16,6 +16,15 @@ export const MAX_PARTS = 1000;
 const invalidBody = (message: string, cause?: unknown) =>
   new DomainError('InvalidArgument', message, { problem: 'invalid-body', cause });
 
+const NUL = '\u0000';
+/** The rule every string of a request follows (docs/compat.md §1.4), for a part's headers: 400 `invalid-field`. */
+const nulInPart = () =>
+  new DomainError(
+    'InvalidArgument',
+    "A part's headers (its name, file name or type) must not contain a NUL character.",
+    { problem: 'invalid-field' },
+  );
+
 export const isMultipartFormData = (contentType: string | undefined): boolean =>
   /^multipart\/form-data\s*(;|$)/i.test(contentType ?? '');
 
@@ -25,7 +34,9 @@ export const isMultipartFormData = (contentType: string | undefined): boolean =>
  * consumed before the next part arrives (busboy pauses the request meanwhile), so nothing is buffered here.
  *
  * Failures surface as DomainErrors: a body that is not multipart/form-data or is malformed → InvalidArgument
- * (`invalid-body`); a file over the limit → PayloadTooLarge, as soon as the limit is crossed. When the consumer
+ * (`invalid-body`); a NUL character in a part's headers → InvalidArgument (`invalid-field`; a file name's NUL
+ * written as `filename*=…%00` is the upload's to refuse); a file over the limit → PayloadTooLarge, as soon as the
+ * limit is crossed. When the consumer
  * stops early (an error anywhere), the parser is detached and the rest of the body is read and discarded, so the
  * error response can go out at once on a connection that stays usable.
  */
@@ -70,7 +81,7 @@ export async function* readMultipartFiles(
     notify();
   };
 
-  parser.on('file', (_field, stream, info) => {
+  parser.on('file', (field, stream, info) => {
     // A part the consumer never reads (the upload was refused first, e.g. over quota) still gets destroyed with
     // an error when the parser goes; reading parts surfaces their errors through iteration instead.
     stream.on('error', () => undefined);
@@ -86,8 +97,17 @@ export async function* readMultipartFiles(
     // No Content-Type of its own: left unset, so the upload stores application/octet-stream
     // (docs/compat.md §5.6).
     const contentType = declared ? info.mimeType : undefined;
-    queue.push({ fileName: info.filename, contentType, content: guarded(stream) });
+    if (field?.includes(NUL)) {
+      stream.resume();
+      fail(nulInPart());
+      return;
+    }
+    queue.push({ partName: field, fileName: info.filename, contentType, content: guarded(stream) });
     notify();
+  });
+  // Form fields are skipped, but their names follow the NUL rule too.
+  parser.on('field', (field) => {
+    if (field?.includes(NUL)) fail(nulInPart());
   });
   parser.on('partsLimit', () =>
     fail(
@@ -97,7 +117,9 @@ export async function* readMultipartFiles(
       ),
     ),
   );
-  parser.on('error', (err) => fail(invalidBody('Malformed multipart/form-data body.', err)));
+  parser.on('error', (err) =>
+    fail(sniffer?.nulInHeaders ? nulInPart() : invalidBody('Malformed multipart/form-data body.', err)),
+  );
   parser.on('close', () => {
     finished = true;
     notify();

@@ -22,6 +22,8 @@ export function multipartBoundary(contentType: string | undefined): string | und
 export class FilePartTypeSniffer extends Transform {
   /** One entry per file part seen so far: did it declare a Content-Type? */
   readonly declaredContentType: boolean[] = [];
+  /** A part's header block held a NUL byte (busboy calls such a header malformed; the NUL rule names it). */
+  nulInHeaders = false;
   private readonly delimiter: Buffer;
   // The body may open with the first boundary itself, which then has no CRLF before it.
   private pending: Buffer = Buffer.from('\r\n');
@@ -58,6 +60,9 @@ export class FilePartTypeSniffer extends Transform {
         return;
       }
       const end = buf.indexOf(HEADER_END, pos);
+      // Looked for as the block arrives: busboy fails on the NUL before the block is complete.
+      const nul = buf.indexOf(0, pos);
+      if (nul !== -1 && (end === -1 || nul < end)) this.nulInHeaders = true;
       if (end === -1) {
         if (buf.length - pos > MAX_HEADER_BYTES) this.state = 'done';
         break;

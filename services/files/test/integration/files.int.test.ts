@@ -323,6 +323,56 @@ describe('refused uploads leave nothing behind', () => {
     expect(await listObjects(`${p}/`)).toEqual([]);
   });
 
+  it('refuses a NUL character in a part’s name or file name with 400 invalid-field, keeping nothing', async () => {
+    const p = newProjectId();
+    const good = {
+      disposition: 'form-data; name="ok"; filename="ok.txt"',
+      type: 'text/plain',
+      data: 'kept?',
+    };
+    const cases = [
+      // Raw in the header (busboy alone would call it malformed), and encoded, where busboy decodes it.
+      ['form-data; name="f\u0000"; filename="a.txt"', "A part's headers"],
+      ['form-data; name="f"; filename="a\u0000.txt"', "A part's headers"],
+      ['form-data; name="f"; filename*=UTF-8\'\'a%00.txt', "The file name of part 'f'"],
+    ] as const;
+    for (const [disposition, named] of cases) {
+      const { body, contentType } = rawMultipart([good, { disposition, type: 'text/plain', data: 'x' }]);
+      const res = await upload(p, 1, body, { 'content-type': contentType });
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({
+        kind: 'InvalidArgument',
+        problem: 'invalid-field',
+        message: expect.stringMatching(new RegExp(`^${named}.*must not contain a NUL character\\.$`)),
+      });
+    }
+    expect(await listAttachments(p, 1)).toEqual([]);
+    expect(await listObjects(`${p}/`)).toEqual([]);
+  });
+
+  it('refuses a file name over 200 characters (its path not counted) with 400 naming the limit', async () => {
+    const p = newProjectId();
+    const part = (name: string) => ({
+      disposition: `form-data; name="f"; filename*=UTF-8''${encodeURIComponent(name)}`,
+      type: 'text/plain',
+      data: 'x',
+    });
+    const long = rawMultipart([part('a.txt'), part(`${'é'.repeat(197)}.txt`)]);
+    const res = await upload(p, 1, long.body, { 'content-type': long.contentType });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({
+      kind: 'InvalidArgument',
+      problem: 'invalid-field',
+      message: "The file name of part 'f' must be at most 200 characters (without its path).",
+    });
+    expect(await listObjects(`${p}/`)).toEqual([]);
+
+    const fits = rawMultipart([part(`${'d'.repeat(300)}/${'é'.repeat(196)}.txt`)]);
+    const ok = await upload(p, 1, fits.body, { 'content-type': fits.contentType });
+    expect(ok.status).toBe(200);
+    expect(ok.json.items.map((i) => i.fileName)).toEqual([`${'é'.repeat(196)}.txt`]);
+  });
+
   it('answers 413 for a file over the limit, removing the files already stored by the request', async () => {
     const p = newProjectId();
     const s = 5;
@@ -489,6 +539,19 @@ describe('list filter, rename, delete, ranges', () => {
       call('RenameAttachment', { project_id: p, story_id: 2, attachment_id: a.id, file_name: ' ' }),
     );
     expect(blank.code).toBe(grpc.status.INVALID_ARGUMENT);
+    for (const fileName of ['a\u0000b.txt', `${'x'.repeat(197)}.txt`]) {
+      const refused = await grpcError(
+        call('RenameAttachment', { project_id: p, story_id: 2, attachment_id: a.id, file_name: fileName }),
+      );
+      expect(refused.code).toBe(grpc.status.INVALID_ARGUMENT);
+    }
+    const kept = await call<files.RenameAttachmentResponse__Output>('RenameAttachment', {
+      project_id: p,
+      story_id: 2,
+      attachment_id: a.id,
+      file_name: `${'x'.repeat(196)}.txt`,
+    });
+    expect(kept.attachment?.file_name).toHaveLength(200);
   });
 
   it('DeleteAttachment removes the row and the object; a second delete is NOT_FOUND', async () => {

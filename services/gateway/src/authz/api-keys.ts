@@ -2,7 +2,7 @@ import { DomainError } from '@flowboard/service-kit';
 import type { membership } from '@flowboard/proto';
 import type { MembershipClient } from '../clients/membership.client';
 import { DecisionCache, type CacheEpoch, type GuardedCache } from '../cache';
-import { apiKeyHash } from '../http/credentials';
+import { apiKeyHash } from './credentials';
 
 type User = membership.User__Output;
 

@@ -2,7 +2,6 @@ import type { Logger, MetricsRegistry } from '@flowboard/service-kit';
 import { counter, gauge } from '@flowboard/service-kit';
 import type Redis from 'ioredis';
 import type { MembershipClient } from '../clients/membership.client';
-import type { BoardCache } from './board-cache';
 import { BoardVersions } from './board-versions';
 import { CacheEpoch } from './epoch';
 import { GuardedCache } from './guarded-cache';
@@ -20,17 +19,16 @@ import { UserDirectory } from './user-directory';
  *   member change deletes the Redis entry and advances the **cache epoch**.
  * - **User references** (`user-directory.ts`, over `json-cache.ts`): the `{id, name, userName, email}` of users in
  *   responses, memory and Redis, `USER_CACHE_TTL_SECONDS`; `PUT /me` drops the caller's entry and advances the epoch.
- * - **Rendered board reads** (`response-cache.ts`, `board-cache.ts`): whole answers of the board's GET routes
+ * - **Rendered board reads** (`response-cache.ts`; which requests it answers and under
+ *   which key: `edge/board-read.ts`): whole answers of the board's GET routes
  *   declared `cached`, in memory, under the **board's version** (`board-versions.ts`, a counter per project in Redis)
  *   that every other request on the project advances before its answer goes out, whatever its outcome.
- * - **Single-story reads** (`story-batcher.ts`): not a cache but a gathering: the reads of one event-loop turn go to
- *   boards as one call, each still answered on its own.
  *
  * Exact across replicas, because: (1) every request reads the epoch (`epoch.ts`) before it trusts this replica's
  * memory, and a replica that sees a new epoch empties its memory; (2) a value read before an invalidation is never
  * stored after it: guarded stores (a generation checked inside Redis) and epoch-checked local stores refuse it;
  * (3) a cached board answer is served only under the board version it was rendered under, read fresh in the
- * request's first Redis round trip (`read-ahead.ts`), and only after the request's own access check. While Redis
+ * request's first Redis round trip (`edge/read-ahead.ts`), and only after the request's own access check. While Redis
  * can't be read, nothing is served from memory. (4) An invalidation that can't reach Redis is made again as soon as
  * Redis answers (`pending-invalidations.ts`), so entries it should have dropped are not served after an outage.
  * design.md ("One Redis round trip per request", "Response cache
@@ -44,6 +42,12 @@ export interface Caches {
   board: BoardCache;
   /** Invalidations that could not reach Redis; `flush()` when it answers again. */
   pending: PendingInvalidations;
+}
+
+/** The response cache of board reads and the versions that keep it exact. */
+export interface BoardCache {
+  versions: BoardVersions;
+  responses: ResponseCache;
 }
 
 export interface CacheSettings {
@@ -104,13 +108,10 @@ function observedResponseCache(epoch: CacheEpoch, settings: CacheSettings, metri
   return responses;
 }
 
-export { cacheableBoardRead, isRead, responseKey, type BoardCache } from './board-cache';
 export type { BoardVersions } from './board-versions';
 export { DecisionCache } from './decision-cache';
 export type { PendingInvalidations } from './pending-invalidations';
 export { CacheEpoch, LocalCache } from './epoch';
 export { GuardedCache, type CacheSlot } from './guarded-cache';
-export { readAhead, type ReadAhead, type ReadAheadDeps } from './read-ahead';
 export type { ResponseCache } from './response-cache';
-export { storyBatcher, type FetchStories } from './story-batcher';
 export { UserDirectory } from './user-directory';

@@ -1,6 +1,6 @@
 import { createLogger } from '@flowboard/service-kit';
 import { fakeEpochRedis } from '../../test/unit/fake-epoch-redis';
-import type { RenderedBody } from '../http/respond';
+import type { RenderedBody } from '../wire/respond';
 import { CacheEpoch } from './epoch';
 import { ResponseCache, type CacheOutcome } from './response-cache';
 

@@ -1,4 +1,4 @@
-import type { RenderedBody } from '../http/respond';
+import type { RenderedBody } from '../wire/respond';
 import type { CacheEpoch } from './epoch';
 
 /** A response body as the dispatcher sends it. */

@@ -1,6 +1,6 @@
 import { loadBoardsProto, loadBoardsServices, type boards } from '@flowboard/proto';
 import type { Upstream, UpstreamOptions } from '@flowboard/service-kit';
-import { storyBatcher } from '../cache';
+import { storyBatcher } from './story-batcher';
 
 /** The probe asks boards' health about this name, which every boards release since the split reports. */
 export const BOARDS_SERVICE = 'flowboard.boards.v1.StoriesService';

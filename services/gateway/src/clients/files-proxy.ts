@@ -8,7 +8,7 @@ import {
   type ErrorKind,
 } from '@flowboard/service-kit';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
-import { handled, type Reply } from '../http/respond';
+import { handled, type Reply } from '../wire/respond';
 
 /** Decides what the caller gets once the files service has answered (headers received, body unread). */
 export type UpstreamHandler = (upstream: IncomingMessage) => Promise<Reply>;

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { apiClient, requireEnv } from '@flowboard/testing';
 import type { membership } from '@flowboard/proto';
-import { apiKeyHash } from '../../src/http/credentials';
+import { apiKeyHash } from '../../src/authz/credentials';
 import { startHarness, type Harness } from './support/boot';
 
 // Two gateway replicas on one Redis: each keeps keys, access decisions and users in its own memory, and the

@@ -1,4 +1,4 @@
-import { makeCreateBoard } from '../../phases/application/create-board';
+import { makeCreateBoard } from '../../board/application/create-board';
 import { makeCreateStory } from '../../stories/application/create-story';
 import { newStoryCommand as command, fakeStore, rejection } from '../../testing/in-memory-store';
 import { makeCreateComment } from './create-comment';

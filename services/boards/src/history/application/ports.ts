@@ -1,4 +1,4 @@
-import type { StepType } from '../../phases/domain/phases';
+import type { StepType } from '../domain/steps';
 
 /**
  * Story history: milestones (stays in a phase) and steps (periods in a status); the open one has no end time.

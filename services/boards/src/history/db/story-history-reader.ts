@@ -1,5 +1,5 @@
 import type { Queryable } from '@flowboard/pg-kit';
-import type { StepType } from '../../phases/domain/phases';
+import type { StepType } from '../domain/steps';
 import type {
   FinishedStoryHistory,
   MilestoneRecord,

@@ -1,4 +1,4 @@
-import type { StepType } from '../../phases/domain/phases';
+import type { StepType } from './steps';
 
 /**
  * Story and project metrics (docs/compat.md §5.2 "Metrics"), computed from a story's steps. Pure functions:

@@ -28,7 +28,7 @@ export function makeDeletePhase(store: PhasesStore): DeletePhase {
           { problem: 'invalid-state' },
         );
       }
-      if (await tx.stories.anyInPhase(projectId, phaseId)) {
+      if (await tx.phases.holdsStories(projectId, phaseId)) {
         throw new DomainError('Conflict', 'The phase still holds stories; move them first.');
       }
       await tx.phases.delete(projectId, phaseId);

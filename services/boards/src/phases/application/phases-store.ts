@@ -1,14 +1,12 @@
-import type { Store } from '../../shared/application/store';
-import type { StoryRepository } from '../../stories/application/ports';
-import type { BoardRepository, PhaseRepository } from './ports';
+import type { BoardRepository } from '../../board/application/ports';
+import type { Store } from '../../board/application/store';
+import type { PhaseRepository } from './ports';
 
 /** What the phase use cases reach. */
 export interface PhasesRepositories {
-  /** The board row: created with the default phases, locked while positions shift. */
+  /** The board row: created with the default phases (board/), locked while positions shift. */
   boards: BoardRepository;
   phases: PhaseRepository;
-  /** A phase's stories: listed and reordered with it, and a phase holding any cannot be deleted. */
-  stories: StoryRepository;
 }
 
 export type PhasesStore = Store<PhasesRepositories>;

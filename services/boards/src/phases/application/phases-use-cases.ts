@@ -1,18 +1,20 @@
+import { makeCreateBoard, type CreateBoard } from '../../board/application/create-board';
 import { makeBatchListPhases, type BatchListPhases } from './batch-list-phases';
-import { makeCreateBoard, type CreateBoard } from './create-board';
 import { makeCreatePhase, type CreatePhase } from './create-phase';
 import { makeDeletePhase, type DeletePhase } from './delete-phase';
 import { makeGetPhase, type GetPhase } from './get-phase';
-import { makeListPhaseStories, type ListPhaseStories } from './list-phase-stories';
 import { makeListPhases, type ListPhases } from './list-phases';
 import type { PhasesStore } from './phases-store';
-import { makeReorderPhaseStories, type ReorderPhaseStories } from './reorder-phase-stories';
+import type { PhaseRecord } from './ports';
 import { makeReorderPhases, type ReorderPhases } from './reorder-phases';
 import { makeUpdatePhase, type UpdatePhase } from './update-phase';
 
-/** A board and its phases (docs/compat.md §5.4): what PhasesService serves. */
+/**
+ * A board's phases (docs/compat.md §5.4): what PhasesService serves, but for a phase's stories, which stories/
+ * serves (stories sit above phases). CreateBoard is the board's (board/), answered with the new board's phases.
+ */
 export interface PhasesUseCases {
-  createBoard: CreateBoard;
+  createBoard: CreateBoard<PhaseRecord>;
   listPhases: ListPhases;
   batchListPhases: BatchListPhases;
   getPhase: GetPhase;
@@ -20,8 +22,6 @@ export interface PhasesUseCases {
   updatePhase: UpdatePhase;
   deletePhase: DeletePhase;
   reorderPhases: ReorderPhases;
-  listPhaseStories: ListPhaseStories;
-  reorderPhaseStories: ReorderPhaseStories;
 }
 
 export const phasesUseCases = (store: PhasesStore): PhasesUseCases => ({
@@ -33,6 +33,4 @@ export const phasesUseCases = (store: PhasesStore): PhasesUseCases => ({
   updatePhase: makeUpdatePhase(store),
   deletePhase: makeDeletePhase(store),
   reorderPhases: makeReorderPhases(store),
-  listPhaseStories: makeListPhaseStories(store),
-  reorderPhaseStories: makeReorderPhaseStories(store),
 });

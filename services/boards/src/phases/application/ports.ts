@@ -1,4 +1,4 @@
-import type { PhaseTemplate } from '../domain/phases';
+import type { BoardPhases } from '../../board/application/ports';
 
 /**
  * What the phase use cases need from the database: phases/db implements it over PostgreSQL, the unit
@@ -22,28 +22,8 @@ export interface PhasePlacement {
   lastPosition: number;
 }
 
-/** The board row of a project: its story counter and the lock that serialises the board's moves. */
-export interface BoardRepository {
-  /** Inserts the board row; false when it already existed (another call created it) or the project was deleted. */
-  insertIfAbsent(projectId: number): Promise<boolean>;
-  /**
-   * Takes the next story id of the project, locking the board row until the transaction ends; undefined when
-   * the board does not exist. The lock serialises numbering and board ordering per project.
-   */
-  allocateStoryId(projectId: number): Promise<number | undefined>;
-  /** Locks the board row until the transaction ends (moves, reorders); false when the board does not exist. */
-  lock(projectId: number): Promise<boolean>;
-  /**
-   * Deletes the board and everything on it (phases, stories and their children cascade) and records the project
-   * as deleted, so `insertIfAbsent` never creates its board again. False when the project was already recorded.
-   */
-  deleteProject(projectId: number, eventId: string): Promise<boolean>;
-}
-
-export interface PhaseRepository {
-  insertMany(projectId: number, phases: readonly PhaseTemplate[]): Promise<void>;
-  /** By position. Empty when the board does not exist. */
-  listByProject(projectId: number): Promise<PhaseRecord[]>;
+/** A new board's phases are written and read through it too (CreateBoard, board/). */
+export interface PhaseRepository extends BoardPhases<PhaseRecord> {
   /** Each project's phases by position, in one query; a project without a board is not in the map. */
   listByProjects(projectIds: readonly number[]): Promise<Map<number, PhaseRecord[]>>;
   /** The phase with this id in this project (or the Backlog when `phaseId` is 'backlog'); undefined when none. */
@@ -57,6 +37,8 @@ export interface PhaseRepository {
    * Call under the board row lock.
    */
   update(projectId: number, phaseId: number, write: PhaseWrite): Promise<PhaseRecord>;
+  /** Whether the phase holds any story (a phase holding stories cannot be deleted). */
+  holdsStories(projectId: number, phaseId: number): Promise<boolean>;
   /** Deletes the phase and closes the gap. False when there was no such phase. Call under the board row lock. */
   delete(projectId: number, phaseId: number): Promise<boolean>;
   /** Gives the phases the positions of their order in `phaseIds` (every phase, validated). */

@@ -126,6 +126,14 @@ export function phaseRepository(db: Queryable): PhaseRepository {
       return toPhaseRecord(row);
     },
 
+    async holdsStories(projectId, phaseId) {
+      const result = await db.query('SELECT 1 FROM stories WHERE project_id = $1 AND phase_id = $2 LIMIT 1', [
+        projectId,
+        phaseId,
+      ]);
+      return (result.rowCount ?? 0) > 0;
+    },
+
     async delete(projectId, phaseId) {
       await db.query('SET CONSTRAINTS phases_position_key DEFERRED');
       try {

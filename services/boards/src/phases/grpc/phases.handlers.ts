@@ -1,14 +1,30 @@
 import type { boards } from '@flowboard/proto';
 import { unary, type Logger } from '@flowboard/service-kit';
-import { toStoryMessage } from '../../stories/application/story-message';
 import type { PhasesUseCases } from '../application/phases-use-cases';
 import { toPhaseMessage } from './phase-message';
 
+/** The PhasesService methods about a phase's stories: stories/grpc/phase-stories.handlers.ts serves them. */
+export type PhaseStoriesMethods = 'ListPhaseStories' | 'ReorderPhaseStories';
+
+/** The rest of PhasesService, served here; app.ts joins both into one PhasesServiceHandlers. */
+type PhasesMethods =
+  | 'CreateBoard'
+  | 'ListPhases'
+  | 'BatchListPhases'
+  | 'GetPhase'
+  | 'CreatePhase'
+  | 'UpdatePhase'
+  | 'DeletePhase'
+  | 'ReorderPhases';
+
 /**
- * PhasesService: gRPC request → use case → response. Errors are mapped by `unary` through service-kit's one
- * table.
+ * PhasesService but for a phase's stories: gRPC request → use case → response. Errors are mapped by `unary`
+ * through service-kit's one table.
  */
-export function phasesHandlers(logger: Logger, useCases: PhasesUseCases): boards.PhasesServiceHandlers {
+export function phasesHandlers(
+  logger: Logger,
+  useCases: PhasesUseCases,
+): Pick<boards.PhasesServiceHandlers, PhasesMethods> {
   return {
     CreateBoard: unary(
       logger,
@@ -90,35 +106,6 @@ export function phasesHandlers(logger: Logger, useCases: PhasesUseCases): boards
       async (request: boards.ReorderPhasesRequest__Output): Promise<boards.ReorderPhasesResponse> => {
         const phases = await useCases.reorderPhases(request.project_id, request.phase_ids);
         return { phases: phases.map(toPhaseMessage) };
-      },
-    ),
-
-    ListPhaseStories: unary(
-      logger,
-      async (request: boards.ListPhaseStoriesRequest__Output): Promise<boards.ListPhaseStoriesResponse> => {
-        const { phase, stories } = await useCases.listPhaseStories({
-          projectId: request.project_id,
-          phaseId: request.phase_id,
-          where: request.where,
-          page: request.page,
-          pageSize: request.page_size,
-          users: request.users,
-        });
-        return { phase: toPhaseMessage(phase), stories: stories.map(toStoryMessage) };
-      },
-    ),
-
-    ReorderPhaseStories: unary(
-      logger,
-      async (
-        request: boards.ReorderPhaseStoriesRequest__Output,
-      ): Promise<boards.ReorderPhaseStoriesResponse> => {
-        const { phase, stories } = await useCases.reorderPhaseStories(
-          request.project_id,
-          request.phase_id,
-          request.story_ids,
-        );
-        return { phase: toPhaseMessage(phase), stories: stories.map(toStoryMessage) };
       },
     ),
   };

@@ -1,15 +1,11 @@
 import { DomainError } from '@flowboard/service-kit';
-import { statusForPhasePosition, stepTypeForStatus } from '../../phases/domain/phases';
+import type { Store } from '../../board/application/store';
 import { noSignal, publishStoryChange, type OutboxSignal } from '../../shared/application/resource-events';
 import { optionalId, requirePositiveId } from '../../shared/domain/ids';
-import { toTagMessage } from '../../tags/application/tag-message';
-import { resolveTagRefs } from '../../tags/application/tag-support';
-import { parseTagRef } from '../../tags/domain/tags';
-import { toTaskMessage } from '../../tasks/application/task-message';
-import { applyTaskStatus, parseTaskStatus, parseTaskText } from '../../tasks/domain/tasks';
 import { parseNewStory, type NewStoryInput } from '../domain/story';
+import { statusForPhasePosition, stepTypeForStatus } from '../domain/story-status';
 import type { StoryRecord } from './ports';
-import type { StoriesStore } from './stories-store';
+import type { StoriesRepositories } from './stories-store';
 import { toStoryMessage } from './story-message';
 
 export interface CreateStoryCommand extends NewStoryInput {
@@ -20,44 +16,53 @@ export interface CreateStoryCommand extends NewStoryInput {
   ownerId: number;
   /** The caller (from call metadata). */
   creatorId: number;
-  /** Tasks created with the story, in order (complete ones are finished by the creator). */
+  /** Tasks created with the story, in order (complete ones are finished by the creator): tasks/'s part. */
   tasks?: ReadonlyArray<{ text: string; status: string }>;
-  /** Tags applied with the story: `{id}` or `{name}`; unknown names are created in the same transaction. */
+  /**
+   * Tags applied with the story: `{id}` or `{name}`; unknown names are created in the same transaction: tags/'s
+   * part.
+   */
   tags?: ReadonlyArray<{ id: number; name: string }>;
 }
 
 export type CreateStory = (command: CreateStoryCommand) => Promise<StoryRecord>;
 
 /**
+ * What a new story is created with besides its own row: its tasks, its tags. Those slices sit above stories, so
+ * each gives CreateStory a part of its own (app.ts wires them, in the order their events follow `story.created`).
+ * A part checks its fields of the command before any I/O, as the story's own are (its errors are the request's),
+ * and answers the write to run in the story's transaction right after the story's row and `story.created`, or
+ * undefined when the command gives it nothing. `Tx` is that transaction's repositories: the part's own.
+ */
+export type NewStoryPart<Tx> = (
+  command: CreateStoryCommand,
+  creatorId: number,
+) => ((tx: Tx, story: StoryRecord) => Promise<void>) | undefined;
+
+/**
  * Creates a story at the bottom of its phase (Backlog by default), numbered per project, with its first
- * milestone (the phase) and first step (by status), all in one transaction.
+ * milestone (the phase) and first step (by status) and its `parts` (tasks, tags), all in one transaction.
  *
  * The board row is locked first (`allocateStoryId`), so concurrent creates in a project queue up: ids come out
  * 1, 2, 3... without gaps or duplicates, and "bottom of the phase" is computed against committed data. A failed
  * create rolls the counter back with everything else, so ids are only consumed by stories that exist(ed).
  *
- * Publishes `story.created`, then `task.created` for each task and `story.tagged` for each tag it was created
- * with: the Story message carries neither, and a subscriber to those types must not miss them. (A delete is
- * only `story.deleted`: its children end with the story's subject.)
+ * Publishes `story.created`; then its parts publish `task.created` for each task and `story.tagged` for each tag
+ * it was created with: the Story message carries neither, and a subscriber to those types must not miss them. (A
+ * delete is only `story.deleted`: its children end with the story's subject.)
  */
-export function makeCreateStory(store: StoriesStore, signal: OutboxSignal = noSignal): CreateStory {
+export function makeCreateStory<Tx extends StoriesRepositories>(
+  store: Store<Tx>,
+  signal: OutboxSignal = noSignal,
+  parts: ReadonlyArray<NewStoryPart<Tx>> = [],
+): CreateStory {
   return async (command) => {
     const projectId = requirePositiveId('project_id', command.projectId);
     const ownerId = optionalId('owner_id', command.ownerId);
     const creatorId = requirePositiveId('creator', command.creatorId);
     const phaseRef = command.phaseId === 0 ? 'backlog' : requirePhaseId(command.phaseId);
     const fields = parseNewStory(command);
-    const now = new Date();
-    const tasks = (command.tasks ?? []).map((t) => ({
-      text: parseTaskText(t.text),
-      ...applyTaskStatus(
-        { status: 'incomplete', finishedAt: null, finishedBy: null },
-        parseTaskStatus(t.status),
-        creatorId,
-        now,
-      ),
-    }));
-    const tagRefs = (command.tags ?? []).map((t) => parseTagRef(t));
+    const partWrites = parts.map((part) => part(command, creatorId)).filter((write) => write !== undefined);
 
     const created = await store.boardTransaction(projectId, async (tx) => {
       const id = await tx.boards.allocateStoryId(projectId);
@@ -88,34 +93,14 @@ export function makeCreateStory(store: StoriesStore, signal: OutboxSignal = noSi
         stepType: stepTypeForStatus(status),
         at: story.createdAt,
       });
-      const change = { projectId, storyId: id, actorId: creatorId };
       await publishStoryChange(tx.outbox, {
-        ...change,
+        projectId,
+        storyId: id,
+        actorId: creatorId,
         type: 'story.created',
         resource: toStoryMessage(story),
       });
-      for (const task of tasks) {
-        const record = await tx.tasks.append(projectId, id, task);
-        await publishStoryChange(tx.outbox, {
-          ...change,
-          type: 'task.created',
-          resource: toTaskMessage(record),
-        });
-      }
-      if (tagRefs.length > 0) {
-        const tags = await resolveTagRefs(tx, projectId, tagRefs);
-        await tx.tags.link(
-          projectId,
-          id,
-          tags.map((t) => t.id),
-        );
-        for (const tag of tags)
-          await publishStoryChange(tx.outbox, {
-            ...change,
-            type: 'story.tagged',
-            resource: toTagMessage(tag),
-          });
-      }
+      for (const write of partWrites) await write(tx, story);
       return story;
     });
     signal();

@@ -1,5 +1,5 @@
 import type { FilterNode } from '../../shared/domain/filter';
-import type { StoryStatus } from '../../phases/domain/phases';
+import type { StoryStatus } from '../domain/story-status';
 import type { StoryColor } from '../domain/color';
 
 /**
@@ -107,8 +107,6 @@ export interface StoryRepository {
   idsInPhase(projectId: number, phaseId: number): Promise<number[]>;
   /** Renumbers a phase's stories 1..n in the order of `storyIds` (exactly the phase's stories, validated). */
   reorderInPhase(projectId: number, phaseId: number, storyIds: readonly number[]): Promise<void>;
-  /** Whether the phase holds any story. */
-  anyInPhase(projectId: number, phaseId: number): Promise<boolean>;
 }
 
 /** /me/stories: one user's stories across projects (no board lock, no transaction: a read on the pool). */

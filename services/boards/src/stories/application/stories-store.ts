@@ -1,12 +1,14 @@
 import type { Outbox } from '@flowboard/events';
+import type { BoardRepository } from '../../board/application/ports';
+import type { Store } from '../../board/application/store';
 import type { StoryHistoryRepository } from '../../history/application/ports';
-import type { BoardRepository, PhaseRepository } from '../../phases/application/ports';
-import type { Store } from '../../shared/application/store';
-import type { TagRepository } from '../../tags/application/ports';
-import type { TaskRepository } from '../../tasks/application/ports';
+import type { PhaseRepository } from '../../phases/application/ports';
 import type { StoryRepository } from './ports';
 
-/** What the story use cases reach; a create, move or delete writes to several of them in one transaction. */
+/**
+ * What the story use cases reach; a create, move or delete writes to several of them in one transaction. A new
+ * story's tasks and tags are written by those slices (CreateStory's `NewStoryPart`s), on repositories of their own.
+ */
 export interface StoriesRepositories {
   /** Numbering (the board's story counter) and the board row lock every move holds. */
   boards: BoardRepository;
@@ -15,10 +17,6 @@ export interface StoriesRepositories {
   stories: StoryRepository;
   /** The milestone and step every create and move opens. */
   history: StoryHistoryRepository;
-  /** The tasks given with a new story. */
-  tasks: TaskRepository;
-  /** The tags given with a new story (unknown names are created). */
-  tags: TagRepository;
   /** `boards.story-deleted.v1` and the stories' change events, written in the change's transaction. */
   outbox: Outbox;
 }

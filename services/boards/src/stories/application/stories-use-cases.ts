@@ -1,16 +1,18 @@
+import type { Store } from '../../board/application/store';
 import type { OutboxSignal } from '../../shared/application/resource-events';
-import { makeBatchGetStoryTags, type BatchGetStoryTags } from '../../tags/application/batch-get-story-tags';
-import { makeCreateStory, type CreateStory } from './create-story';
+import { makeCreateStory, type CreateStory, type NewStoryPart } from './create-story';
 import { makeDeleteStory, type DeleteStory } from './delete-story';
 import { makeBatchGetStories, makeGetStory, type BatchGetStories, type GetStory } from './get-story';
 import { makeListOwnedStories, type ListOwnedStories } from './list-owned-stories';
+import { makeListPhaseStories, type ListPhaseStories } from './list-phase-stories';
 import { makeListStories, type ListStories } from './list-stories';
 import type { OwnedStoriesReader } from './ports';
-import type { StoriesStore } from './stories-store';
+import { makeReorderPhaseStories, type ReorderPhaseStories } from './reorder-phase-stories';
+import type { StoriesRepositories } from './stories-store';
 import { makeUpdateStories, type UpdateStories } from './update-stories';
 import { makeUpdateStory, type UpdateStory } from './update-story';
 
-/** What StoriesService serves. */
+/** What StoriesService serves, and PhasesService's methods about a phase's stories. */
 export interface StoriesUseCases {
   createStory: CreateStory;
   getStory: GetStory;
@@ -20,19 +22,24 @@ export interface StoriesUseCases {
   deleteStory: DeleteStory;
   updateStories: UpdateStories;
   listOwnedStories: ListOwnedStories;
-  /** ListStories with include_tags answers the page's tags too: the tags slice's batch read. */
-  batchGetStoryTags: BatchGetStoryTags;
+  listPhaseStories: ListPhaseStories;
+  reorderPhaseStories: ReorderPhaseStories;
 }
 
-export interface StoriesUseCaseOptions {
+export interface StoriesUseCaseOptions<Tx> {
   /** /me/stories reads on the pool. */
   ownedStories: OwnedStoriesReader;
   /** Called once a write with events commits: the outbox relay publishes them now, not at its next pass. */
   wakeOutbox: OutboxSignal;
+  /** What a new story is created with besides its row (its tasks, its tags), in the order of their events. */
+  newStoryParts: ReadonlyArray<NewStoryPart<Tx>>;
 }
 
-export const storiesUseCases = (store: StoriesStore, options: StoriesUseCaseOptions): StoriesUseCases => ({
-  createStory: makeCreateStory(store, options.wakeOutbox),
+export const storiesUseCases = <Tx extends StoriesRepositories>(
+  store: Store<Tx>,
+  options: StoriesUseCaseOptions<Tx>,
+): StoriesUseCases => ({
+  createStory: makeCreateStory(store, options.wakeOutbox, options.newStoryParts),
   getStory: makeGetStory(store),
   batchGetStories: makeBatchGetStories(store),
   listStories: makeListStories(store),
@@ -40,5 +47,6 @@ export const storiesUseCases = (store: StoriesStore, options: StoriesUseCaseOpti
   deleteStory: makeDeleteStory(store, options.wakeOutbox),
   updateStories: makeUpdateStories(store, options.wakeOutbox),
   listOwnedStories: makeListOwnedStories(options.ownedStories),
-  batchGetStoryTags: makeBatchGetStoryTags(store),
+  listPhaseStories: makeListPhaseStories(store),
+  reorderPhaseStories: makeReorderPhaseStories(store),
 });

@@ -1,5 +1,5 @@
 import { parseEvent, storyDeletedV1 } from '@flowboard/events';
-import { makeCreateBoard } from '../../phases/application/create-board';
+import { makeCreateBoard } from '../../board/application/create-board';
 import { newStoryCommand as command, fakeStore, rejection } from '../../testing/in-memory-store';
 import { makeCreateStory } from './create-story';
 import { makeDeleteStory } from './delete-story';

@@ -1,23 +1,15 @@
-import { parseEvent, resourceChangedV1 } from '@flowboard/events';
-import { makeCreateBoard } from '../../phases/application/create-board';
-import { newStoryCommand as command, fakeStore, rejection } from '../../testing/in-memory-store';
-import { toTaskMessage } from '../../tasks/application/task-message';
+import { makeCreateBoard } from '../../board/application/create-board';
+import {
+  newStoryCommand as command,
+  fakeStore,
+  rejection,
+  resourceChanges as changes,
+} from '../../testing/in-memory-store';
 import { makeCreateStory } from './create-story';
 import { makeDeleteStory } from './delete-story';
 import { makeUpdateStories } from './update-stories';
 import { makeUpdateStory } from './update-story';
 import { toStoryMessage } from './story-message';
-
-/** The resource-changed events a fake store's outbox holds, in the order they were written. */
-function changes(outbox: ReturnType<typeof fakeStore>['outbox']) {
-  return outbox
-    .filter((m) => m.topic === resourceChangedV1.topic)
-    .map((m) => {
-      const event = parseEvent(resourceChangedV1, JSON.stringify(m.payload));
-      expect([m.id, m.key]).toEqual([event.id, String(event.data.projectId)]);
-      return event.data;
-    });
-}
 
 async function board() {
   const fake = fakeStore();
@@ -36,36 +28,6 @@ async function board() {
 }
 
 describe('story change events (use cases over the fake store)', () => {
-  it('a create publishes story.created, then task.created per task, by the creator, about the story', async () => {
-    const { createStory, outbox, tasks, signals } = await board();
-    const story = await createStory(
-      command({
-        tasks: [
-          { text: 'a', status: '' },
-          { text: 'b', status: 'complete' },
-        ],
-      }),
-    );
-    expect(changes(outbox)).toEqual([
-      {
-        projectId: 1,
-        actorId: 7,
-        type: 'story.created',
-        subject: 'story:1',
-        resource: toStoryMessage(story),
-      },
-      ...tasks.map((t) => ({
-        projectId: 1,
-        actorId: 7,
-        type: 'task.created',
-        subject: 'story:1',
-        resource: toTaskMessage(t),
-      })),
-    ]);
-    expect(tasks).toHaveLength(2);
-    expect(signals.count).toBe(1);
-  });
-
   it('one update changing several things: updated, moved, blocked, each with the story after the change', async () => {
     const { createStory, updateStory, outbox, boardPhases } = await board();
     await createStory(command());

@@ -3,19 +3,20 @@ import { MAX_PAGE_SIZE } from '../../shared/application/list-window';
 import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
 import { parseFilter, STORY_FILTER_PROPERTIES } from '../../shared/domain/filter';
 import { requirePositiveId } from '../../shared/domain/ids';
+import { parseStoryChanges, type StoryUpdate } from '../domain/story';
 import type { StoryRecord, UserAlias } from './ports';
 import type { StoriesStore } from './stories-store';
-import { applyStoryChanges, parseStoryChanges, type UpdateStoryCommand } from './update-story';
+import { applyStoryChanges } from './update-story';
 
-export interface UpdateStoriesCommand extends Omit<
-  UpdateStoryCommand,
-  'projectId' | 'storyId' | 'expectedVersion'
-> {
+/** The same StoryUpdate for every story matching `where`; answers a page of them. */
+export interface UpdateStoriesCommand extends StoryUpdate {
   projectId: number;
   where: string;
   users: readonly UserAlias[];
   page: number;
   pageSize: number;
+  /** The caller (from call metadata): the actor of the change events. */
+  actorId: number;
 }
 
 export type UpdateStories = (

@@ -1,33 +1,17 @@
 import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
-import { stepTypeForStatus } from '../../phases/domain/phases';
 import { noSignal, publishStoryChange, type OutboxSignal } from '../../shared/application/resource-events';
-import { optionalId, requirePositiveId } from '../../shared/domain/ids';
-import { parseColor } from '../domain/color';
-import { parseDeadline } from '../domain/deadline';
-import { parseDetails, parseShortLabel, parseStoryText } from '../domain/story';
+import { requirePositiveId } from '../../shared/domain/ids';
+import { parseStoryChanges, type StoryChanges, type StoryUpdate } from '../domain/story';
 import { storyUpdateEvents } from '../domain/story-events';
-import { nextStatus } from '../domain/story-status';
-import type { StoryColor } from '../domain/color';
+import { nextStatus, stepTypeForStatus } from '../domain/story-status';
 import type { StoryRecord, StoryWrite } from './ports';
 import type { StoriesRepositories, StoriesStore } from './stories-store';
 import { toStoryMessage } from './story-message';
 
-/** A partial update: only the properties present change (docs/compat.md §1.4, §5.3). */
-export interface UpdateStoryCommand {
+/** A partial update of one story: only the properties present change (docs/compat.md §1.4, §5.3). */
+export interface UpdateStoryCommand extends StoryUpdate {
   projectId: number;
   storyId: number;
-  text?: string;
-  details?: string;
-  size?: string;
-  priority?: string;
-  color?: string;
-  status?: string;
-  blockedReason?: string | null;
-  phaseId?: number;
-  /** 0 = unassign. The gateway has checked that the owner is a member. */
-  ownerId?: number;
-  /** "" = clear. */
-  deadline?: string;
   /** 0 or undefined = unconditional; else the update happens only if the story is at this version. */
   expectedVersion?: number;
   /** The caller (from call metadata): the actor of the change events. */
@@ -64,43 +48,6 @@ export function makeUpdateStory(store: StoriesStore, signal: OutboxSignal = noSi
     });
     signal();
     return updated;
-  };
-}
-
-/** The validated fields of a partial update; undefined = unchanged. */
-export interface StoryChanges {
-  text?: string;
-  details?: string;
-  size?: string;
-  priority?: string;
-  color?: StoryColor;
-  deadline?: Date | null;
-  ownerId?: number | null;
-  phaseId?: number;
-  status?: string;
-  blockedReason?: string | null;
-}
-
-/** Field validation, before any I/O. */
-export function parseStoryChanges(
-  command: Omit<UpdateStoryCommand, 'projectId' | 'storyId' | 'expectedVersion' | 'actorId'>,
-): StoryChanges {
-  if (command.phaseId !== undefined && (!Number.isSafeInteger(command.phaseId) || command.phaseId <= 0)) {
-    throw new DomainError('InvalidArgument', 'Invalid phase: expected a phase id.', {
-      problem: 'invalid-reference',
-    });
-  }
-  return {
-    text: command.text === undefined ? undefined : parseStoryText(command.text),
-    details: command.details === undefined ? undefined : parseDetails(command.details),
-    size: command.size === undefined ? undefined : parseShortLabel('size', command.size),
-    priority: command.priority === undefined ? undefined : parseShortLabel('priority', command.priority),
-    color: command.color === undefined ? undefined : parseColor(command.color),
-    deadline: command.deadline === undefined ? undefined : parseDeadline(command.deadline),
-    ownerId: command.ownerId === undefined ? undefined : optionalId('owner_id', command.ownerId),
-    phaseId: command.phaseId,
-    status: command.status,
-    blockedReason: command.blockedReason,
   };
 }
 

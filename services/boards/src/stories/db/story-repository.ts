@@ -2,7 +2,7 @@ import { DomainError } from '@flowboard/service-kit';
 import { isPgError, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, type Queryable } from '@flowboard/pg-kit';
 import type { StoryRecord, StoryRepository } from '../application/ports';
 import type { StoryColor } from '../domain/color';
-import type { StoryStatus } from '../../phases/domain/phases';
+import type { StoryStatus } from '../domain/story-status';
 import { compileStoryFilter } from './story-filter-sql';
 
 export interface StoryRow {
@@ -316,14 +316,6 @@ export function storyRepository(db: Queryable): StoryRepository {
          WHERE s.project_id = $1 AND s.phase_id = $2 AND s.id = t.id AND s.board_position <> t.ord`,
         [projectId, phaseId, storyIds],
       );
-    },
-
-    async anyInPhase(projectId, phaseId) {
-      const result = await db.query('SELECT 1 FROM stories WHERE project_id = $1 AND phase_id = $2 LIMIT 1', [
-        projectId,
-        phaseId,
-      ]);
-      return (result.rowCount ?? 0) > 0;
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { ResourceEventType } from '@flowboard/events';
-import type { StoryStatus } from '../../phases/domain/phases';
+import type { StoryStatus } from './story-status';
 
 /** What a story shows that an update can change (ids, creator and creation time never change). */
 export interface StoryShownState {

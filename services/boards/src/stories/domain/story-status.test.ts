@@ -1,5 +1,11 @@
 import { DomainError } from '@flowboard/service-kit';
-import { nextStatus, type StatusChange, type StatusState } from './story-status';
+import {
+  nextStatus,
+  statusForPhasePosition,
+  stepTypeForStatus,
+  type StatusChange,
+  type StatusState,
+} from './story-status';
 
 const backlog = { position: 0, lastPosition: 4 };
 const working = { position: 2, lastPosition: 4 };
@@ -72,5 +78,38 @@ describe('nextStatus', () => {
     }
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).problem).toBe('invalid-state');
+  });
+});
+
+describe('statusForPhasePosition', () => {
+  it.each([
+    [0, 4, 'planned'],
+    [1, 4, 'started'], // even a phase named "Ready"
+    [2, 4, 'started'],
+    [3, 4, 'started'],
+    [4, 4, 'finished'],
+    [0, 1, 'planned'],
+    [1, 1, 'finished'],
+    [6, 9, 'started'],
+  ] as const)('position %i of 0..%i → %s', (position, last, status) => {
+    expect(statusForPhasePosition(position, last)).toBe(status);
+  });
+
+  it('refuses positions outside the board', () => {
+    expect(() => statusForPhasePosition(5, 4)).toThrow(RangeError);
+    expect(() => statusForPhasePosition(-1, 4)).toThrow(RangeError);
+    expect(() => statusForPhasePosition(1.5, 4)).toThrow(RangeError);
+  });
+});
+
+describe('stepTypeForStatus', () => {
+  it.each([
+    ['planned', 'backlog'],
+    ['started', 'working'],
+    ['ready', 'ready'],
+    ['blocked', 'blocked'],
+    ['finished', 'archive'],
+  ] as const)('%s → %s', (status, type) => {
+    expect(stepTypeForStatus(status)).toBe(type);
   });
 });

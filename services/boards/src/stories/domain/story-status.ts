@@ -1,6 +1,45 @@
 import { DomainError } from '@flowboard/service-kit';
-import { BACKLOG_POSITION, statusForPhasePosition, type StoryStatus } from '../../phases/domain/phases';
-import { STORY_LIMITS } from './story';
+import type { StepType } from '../../history/domain/steps';
+import { STORY_LIMITS, type StoryChanges } from './story';
+
+/**
+ * A story's status follows the position of the phase it enters (docs/compat.md §5.3): Backlog (always position 0)
+ * planned, Archive (always last) finished, any phase between started; ready and blocked are set by hand.
+ */
+export type StoryStatus = 'planned' | 'started' | 'ready' | 'blocked' | 'finished';
+
+export const BACKLOG_POSITION = 0;
+
+/** The status a story takes when it enters the phase at `position` of a board whose last position is `lastPosition`. */
+export function statusForPhasePosition(position: number, lastPosition: number): StoryStatus {
+  if (
+    !Number.isInteger(position) ||
+    !Number.isInteger(lastPosition) ||
+    position < 0 ||
+    position > lastPosition
+  ) {
+    throw new RangeError(`phase position ${position} is outside 0..${lastPosition}`);
+  }
+  if (position === BACKLOG_POSITION) return 'planned';
+  if (position === lastPosition) return 'finished';
+  return 'started';
+}
+
+/** The type of the step (history) a story in `status` is in. */
+export function stepTypeForStatus(status: StoryStatus): StepType {
+  switch (status) {
+    case 'planned':
+      return 'backlog';
+    case 'started':
+      return 'working';
+    case 'ready':
+      return 'ready';
+    case 'blocked':
+      return 'blocked';
+    case 'finished':
+      return 'archive';
+  }
+}
 
 /** The statuses a PUT may set (spec: started, ready, blocked). */
 export const SETTABLE_STATUSES: readonly StoryStatus[] = ['started', 'ready', 'blocked'];
@@ -10,15 +49,12 @@ export interface StatusState {
   blockedReason: string | null;
 }
 
-export interface StatusChange {
+/** An update's `status` and `blockedReason` (when present), with where the story is and where it moves. */
+export interface StatusChange extends Pick<StoryChanges, 'status' | 'blockedReason'> {
   /** The phase the story is moving to (position and the board's last position), when it moves. */
   move?: { position: number; lastPosition: number };
   /** Where the story is now (used when it does not move). */
   current: { position: number; lastPosition: number };
-  /** `status` from the body, when present. */
-  status?: string;
-  /** `blockedReason` from the body, when present (null = cleared). */
-  blockedReason?: string | null;
 }
 
 const invalidState = (message: string) =>
@@ -51,7 +87,7 @@ export function nextStatus(state: StatusState, change: StatusChange): StatusStat
   }
   if (status !== 'blocked') return { status, blockedReason: null };
   if (change.blockedReason !== undefined) {
-    const reason = change.blockedReason ?? '';
+    const reason = change.blockedReason;
     if ([...reason].length > STORY_LIMITS.blockedReason)
       throw new DomainError(
         'InvalidArgument',

@@ -1,4 +1,5 @@
 import { DomainError } from '@flowboard/service-kit';
+import { optionalId } from '../../shared/domain/ids';
 import { parseColor, type StoryColor } from './color';
 import { parseDeadline } from './deadline';
 
@@ -78,5 +79,62 @@ export function parseNewStory(input: NewStoryInput): NewStoryFields {
     priority: parseShortLabel('priority', input.priority),
     color: parseColor(input.color),
     deadline: parseDeadline(input.deadline),
+  };
+}
+
+/**
+ * A story update as the caller asked for it: the fields the request's update_mask names (UpdateStory, and
+ * UpdateStories for every story it matches); undefined = unchanged. parseStoryChanges checks it.
+ */
+export interface StoryUpdate {
+  text?: string;
+  details?: string;
+  size?: string;
+  priority?: string;
+  color?: string;
+  /** Only started, ready or blocked; checked against the phase the story ends up in (story-status.ts). */
+  status?: string;
+  /** Kept only while the story is blocked. */
+  blockedReason?: string;
+  phaseId?: number;
+  /** 0 = unassign. The gateway has checked that the owner is a member. */
+  ownerId?: number;
+  /** "" = clear. */
+  deadline?: string;
+}
+
+/** A StoryUpdate with each field checked and normalised; undefined = unchanged. */
+export interface StoryChanges {
+  text?: string;
+  details?: string;
+  size?: string;
+  priority?: string;
+  color?: StoryColor;
+  deadline?: Date | null;
+  ownerId?: number | null;
+  phaseId?: number;
+  /** As asked: whether it may be set depends on the story's phase (nextStatus). */
+  status?: string;
+  blockedReason?: string;
+}
+
+/** Checks an update's fields, before any I/O; the first problem is reported. */
+export function parseStoryChanges(update: StoryUpdate): StoryChanges {
+  if (update.phaseId !== undefined && (!Number.isSafeInteger(update.phaseId) || update.phaseId <= 0)) {
+    throw new DomainError('InvalidArgument', 'Invalid phase: expected a phase id.', {
+      problem: 'invalid-reference',
+    });
+  }
+  return {
+    text: update.text === undefined ? undefined : parseStoryText(update.text),
+    details: update.details === undefined ? undefined : parseDetails(update.details),
+    size: update.size === undefined ? undefined : parseShortLabel('size', update.size),
+    priority: update.priority === undefined ? undefined : parseShortLabel('priority', update.priority),
+    color: update.color === undefined ? undefined : parseColor(update.color),
+    deadline: update.deadline === undefined ? undefined : parseDeadline(update.deadline),
+    ownerId: update.ownerId === undefined ? undefined : optionalId('owner_id', update.ownerId),
+    phaseId: update.phaseId,
+    status: update.status,
+    blockedReason: update.blockedReason,
   };
 }

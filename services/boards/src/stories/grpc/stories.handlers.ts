@@ -1,21 +1,17 @@
 import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
-import { storyTagsMessages } from '../../tags/application/tag-message';
+import type { StoryUpdate } from '../domain/story';
 import type { StoriesUseCases } from '../application/stories-use-cases';
-import type { UpdateStoryCommand } from '../application/update-story';
 import { toStoryMessage } from '../application/story-message';
 
-/** The request's fields named in `update_mask`, as an UpdateStoryCommand (unknown names are ignored). */
-function updateCommand(
-  request: Omit<boards.UpdateStoryRequest__Output, 'story_id' | 'expected_version'> & { story_id?: number },
-  actorId: number,
-): UpdateStoryCommand {
+/** The fields UpdateStoryRequest and UpdateStoriesRequest both carry, and the mask that says which are set. */
+type UpdateFields = Omit<boards.UpdateStoryRequest__Output, 'project_id' | 'story_id' | 'expected_version'>;
+
+/** The request's fields named in `update_mask` (unknown names are ignored). */
+function storyUpdate(request: UpdateFields): StoryUpdate {
   const mask = new Set(request.update_mask);
   const has = (name: string) => mask.has(name);
   return {
-    actorId,
-    projectId: request.project_id,
-    storyId: request.story_id ?? 0,
     text: has('text') ? request.text : undefined,
     details: has('details') ? request.details : undefined,
     size: has('size') ? request.size : undefined,
@@ -30,10 +26,20 @@ function updateCommand(
 }
 
 /**
+ * The tags of a page's stories, as ListStories with include_tags answers them: the tags slice's batch read
+ * (tags sit above stories; app.ts gives it).
+ */
+export type StoryTagsOfPage = (projectId: number, storyIds: number[]) => Promise<boards.StoryTags[]>;
+
+/**
  * StoriesService: gRPC request → use case → response. Errors are mapped by `unary` through service-kit's one
  * table.
  */
-export function storiesHandlers(logger: Logger, useCases: StoriesUseCases): boards.StoriesServiceHandlers {
+export function storiesHandlers(
+  logger: Logger,
+  useCases: StoriesUseCases,
+  storyTags: StoryTagsOfPage,
+): boards.StoriesServiceHandlers {
   return {
     CreateStory: unary(
       logger,
@@ -82,16 +88,15 @@ export function storiesHandlers(logger: Logger, useCases: StoriesUseCases): boar
           pageSize: request.page_size,
           users: request.users,
         });
-        const tags = request.include_tags
-          ? await useCases.batchGetStoryTags(
-              request.project_id,
-              stories.map((s) => s.id),
-            )
-          : undefined;
         return {
           stories: stories.map(toStoryMessage),
           total_items: total,
-          story_tags: tags ? storyTagsMessages(tags) : [],
+          story_tags: request.include_tags
+            ? await storyTags(
+                request.project_id,
+                stories.map((s) => s.id),
+              )
+            : [],
         };
       },
     ),
@@ -100,8 +105,11 @@ export function storiesHandlers(logger: Logger, useCases: StoriesUseCases): boar
       logger,
       async (request: boards.UpdateStoryRequest__Output, ctx): Promise<boards.UpdateStoryResponse> => {
         const story = await useCases.updateStory({
-          ...updateCommand(request, requireUser(ctx)),
+          ...storyUpdate(request),
+          projectId: request.project_id,
+          storyId: request.story_id,
           expectedVersion: request.expected_version,
+          actorId: requireUser(ctx),
         });
         return { story: toStoryMessage(story) };
       },
@@ -124,9 +132,9 @@ export function storiesHandlers(logger: Logger, useCases: StoriesUseCases): boar
     UpdateStories: unary(
       logger,
       async (request: boards.UpdateStoriesRequest__Output, ctx): Promise<boards.UpdateStoriesResponse> => {
-        const { projectId: _p, storyId: _s, ...changes } = updateCommand(request, requireUser(ctx));
         const { stories, total } = await useCases.updateStories({
-          ...changes,
+          ...storyUpdate(request),
+          actorId: requireUser(ctx),
           projectId: request.project_id,
           where: request.where,
           users: request.users,

@@ -1,5 +1,5 @@
 import type { Outbox } from '@flowboard/events';
-import type { Store } from '../../shared/application/store';
+import type { Store } from '../../board/application/store';
 import type { StoryRepository } from '../../stories/application/ports';
 import type { TaskRepository } from './ports';
 

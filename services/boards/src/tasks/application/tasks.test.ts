@@ -1,7 +1,9 @@
-import { makeCreateBoard } from '../../phases/application/create-board';
+import { makeCreateBoard } from '../../board/application/create-board';
 import { makeCreateStory } from '../../stories/application/create-story';
+import { noSignal } from '../../shared/application/resource-events';
 import { newStoryCommand as command, fakeStore, rejection } from '../../testing/in-memory-store';
 import { makeCreateTask } from './create-task';
+import { newStoryTasks } from './new-story-tasks';
 import { makeReorderTasks } from './reorder-tasks';
 import { makeUpdateTask } from './update-task';
 
@@ -9,7 +11,7 @@ describe('Tasks', () => {
   async function storyWithBoard() {
     const fake = fakeStore();
     await makeCreateBoard(fake.store)(1);
-    const story = await makeCreateStory(fake.store)(
+    const story = await makeCreateStory(fake.store, noSignal, [newStoryTasks])(
       command({
         projectId: 1,
         tasks: [

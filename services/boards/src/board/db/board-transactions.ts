@@ -1,0 +1,82 @@
+import { withTransaction, type Pool, type PoolClient, type Queryable } from '@flowboard/pg-kit';
+import type { Store } from '../application/store';
+import type { BoardLocks } from './board-repository';
+import { BoardWriteBatches, type TrackedWrite } from './board-write-batches';
+
+export interface BoardTransactionsOptions {
+  /** Hears how long each transaction that took its board's row lock held it, in seconds (see below). */
+  onBoardLockReleased?: (heldSeconds: number) => void;
+  /** At most this many of a board's waiting writes share one transaction (board-write-batches.ts). */
+  maxBoardBatch?: number;
+  /** Hears the number of writes of each transaction `boardTransaction` ran. */
+  onBoardBatch?: (writes: number) => void;
+}
+
+/**
+ * A `Store` over `repositories`: bound to the pool for single reads, and inside `transaction` to one transaction's
+ * client, with that transaction's board locks (`boardRepository(db, locks)` records the boards it locked, so a
+ * second lock of the same board issues no statement).
+ *
+ * `boardTransaction` is `transaction` for writes that begin by taking their board's row lock: the writes waiting
+ * for one board share a transaction (board-write-batches.ts).
+ *
+ * `onBoardLockReleased` hears how long each transaction that took its board's row lock held it (from the lock to
+ * the transaction's end, in seconds): every write of a board waits for that lock, so its hold time bounds the
+ * board's writes a second.
+ */
+export function withBoardTransactions<Repositories>(
+  pool: Pool,
+  repositories: (db: Queryable, locks?: BoardLocks) => Repositories,
+  options: BoardTransactionsOptions = {},
+): Store<Repositories> {
+  /** One transaction; `locks` records the boards it locked, and when the first lock was taken. */
+  async function inTransaction<T>(work: (client: PoolClient, locks: BoardLocks) => Promise<T>): Promise<T> {
+    let lockedAt: bigint | undefined;
+    const locks: BoardLocks = {
+      held: new Set(),
+      onLocked: () => void (lockedAt ??= process.hrtime.bigint()),
+    };
+    try {
+      return await withTransaction(pool, (client) => work(client, locks));
+    } finally {
+      if (lockedAt !== undefined)
+        options.onBoardLockReleased?.(Number(process.hrtime.bigint() - lockedAt) / 1e9);
+    }
+  }
+
+  const transaction = <T>(work: (tx: Repositories) => Promise<T>): Promise<T> =>
+    inTransaction((client, locks) => work(repositories(client, locks)));
+
+  const batches = new BoardWriteBatches<Repositories>(
+    {
+      alone: transaction,
+      together: (run) =>
+        inTransaction((client, locks) => run(() => trackedWrite(client, (db) => repositories(db, locks)))),
+    },
+    { maxBatch: options.maxBoardBatch ?? 32, onBatch: options.onBoardBatch },
+  );
+
+  return {
+    ...repositories(pool),
+    transaction,
+    boardTransaction: <T>(projectId: number, work: (tx: Repositories) => Promise<T>): Promise<T> =>
+      batches.run(projectId, work),
+  };
+}
+
+/** Repositories on `client` that record whether the statements issued through them wrote, or failed. */
+function trackedWrite<Tx>(client: PoolClient, bind: (db: Queryable) => Tx): TrackedWrite<Tx> {
+  let wrote = false;
+  let failed = false;
+  const query = (config: string | { text: string }, values?: unknown[]) => {
+    const text = typeof config === 'string' ? config : config.text;
+    if (!/^\s*SELECT\b/i.test(text)) wrote = true;
+    return (client.query as (c: unknown, v?: unknown[]) => Promise<unknown>)(config, values).catch(
+      (err: unknown) => {
+        failed = true;
+        throw err;
+      },
+    );
+  };
+  return { tx: bind({ query } as unknown as Queryable), wrote: () => wrote, failed: () => failed };
+}

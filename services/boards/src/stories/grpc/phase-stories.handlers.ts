@@ -1,0 +1,46 @@
+import type { boards } from '@flowboard/proto';
+import { unary, type Logger } from '@flowboard/service-kit';
+import { toPhaseMessage } from '../../phases/grpc/phase-message';
+import type { PhaseStoriesMethods } from '../../phases/grpc/phases.handlers';
+import type { StoriesUseCases } from '../application/stories-use-cases';
+import { toStoryMessage } from '../application/story-message';
+
+/**
+ * PhasesService's methods about a phase's stories (the rest is phases/'s): a phase's stories are stories, read and
+ * ordered on the board by the stories slice, which sits above phases. app.ts serves both under PhasesService.
+ */
+export function phaseStoriesHandlers(
+  logger: Logger,
+  useCases: StoriesUseCases,
+): Pick<boards.PhasesServiceHandlers, PhaseStoriesMethods> {
+  return {
+    ListPhaseStories: unary(
+      logger,
+      async (request: boards.ListPhaseStoriesRequest__Output): Promise<boards.ListPhaseStoriesResponse> => {
+        const { phase, stories } = await useCases.listPhaseStories({
+          projectId: request.project_id,
+          phaseId: request.phase_id,
+          where: request.where,
+          page: request.page,
+          pageSize: request.page_size,
+          users: request.users,
+        });
+        return { phase: toPhaseMessage(phase), stories: stories.map(toStoryMessage) };
+      },
+    ),
+
+    ReorderPhaseStories: unary(
+      logger,
+      async (
+        request: boards.ReorderPhaseStoriesRequest__Output,
+      ): Promise<boards.ReorderPhaseStoriesResponse> => {
+        const { phase, stories } = await useCases.reorderPhaseStories(
+          request.project_id,
+          request.phase_id,
+          request.story_ids,
+        );
+        return { phase: toPhaseMessage(phase), stories: stories.map(toStoryMessage) };
+      },
+    ),
+  };
+}

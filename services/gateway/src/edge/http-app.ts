@@ -1,0 +1,42 @@
+import express, { type Express } from 'express';
+import type { Logger, MetricsRegistry } from '@flowboard/service-kit';
+import type { Readiness } from '../readiness';
+import { compress } from './compress';
+import { cors } from './cors';
+import { docs } from './docs';
+import { errorHandler } from './errors';
+import { health } from './health';
+import { httpObserver } from './observe';
+import { apiPipeline, type PipelineDeps } from './pipeline';
+import { requestContext } from './request-context';
+import type { Router } from '../api/router';
+
+export interface HttpAppDeps extends PipelineDeps {
+  logger: Logger;
+  router: Router;
+  readiness: Readiness;
+  /** Express `trust proxy`: which peers may name the client address (X-Forwarded-For). */
+  trustProxy: boolean | number | string;
+  /** Request counts and latencies by route go here; spans are made either way. */
+  metrics?: MetricsRegistry;
+}
+
+/**
+ * Around the API's pipeline (pipeline.ts), the HTTP concerns every answer shares: the request's record, id, log
+ * line and span first; compression and CORS headers; health and the OpenAPI document outside the API; one error
+ * handler last.
+ */
+export function createHttpApp(deps: HttpAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy);
+  app.use(requestContext(deps.logger, deps.router, httpObserver(deps.metrics)));
+  app.use(compress());
+  app.use(cors());
+  app.use(health(deps.readiness));
+  app.use(docs()); // the OpenAPI document and /docs: public, outside the API's routes
+  app.use(apiPipeline(deps));
+  app.use(errorHandler(deps.logger));
+  return app;
+}
