@@ -149,10 +149,19 @@ module.exports = {
       name: 'gateway-api-vocabulary-below-resources',
       severity: 'error',
       comment:
-        "api/'s own files (operation.ts, router.ts, call.ts) are the vocabulary resources are written in: they " +
-        'import no resource and not the OpenAPI document.',
+        "api/'s own files (operation.ts, router.ts, call.ts, schema.ts) are the vocabulary resources are written " +
+        'in: they import no resource and not the OpenAPI document.',
       from: { path: `${GATEWAY_SRC}api/[^/]+\\.ts$` },
       to: { path: `${GATEWAY_SRC}api/(openapi|resources)/` },
+    },
+    {
+      name: 'gateway-resource-schemas-on-schema-only',
+      severity: 'error',
+      comment:
+        "A resource's shapes (resources/<resource>.schemas.ts) are written in api/schema.ts alone: no handler, no " +
+        "other resource's file, not the OpenAPI document. Other shapes are named by $ref, never imported.",
+      from: { path: `${GATEWAY_SRC}api/resources/[^/]+\\.schemas\\.ts$` },
+      to: { path: GATEWAY_SRC, pathNot: `${GATEWAY_SRC}api/schema\\.ts$` },
     },
     {
       name: 'gateway-openapi-above-resources',

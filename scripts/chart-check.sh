@@ -20,9 +20,10 @@
 # Last, negative checks: each guard must still fail on values (or a chart) made to break it.
 #
 # The cluster APIs a values set needs beyond Kubernetes' own are given to `helm template` with --api-versions
-# ($EXTRA_APIS: the Prometheus Operator's ServiceMonitor, which templates/servicemonitor.yaml requires when
-# metrics.serviceMonitor.enabled). `helm lint` has no such flag; in lint mode Helm logs a template's `fail` as
-# INFO and renders on, so the lint still covers that template.
+# ($EXTRA_APIS: the Prometheus Operator's ServiceMonitor and PrometheusRule, which templates/servicemonitor.yaml and
+# templates/prometheusrule.yaml require when metrics.serviceMonitor.enabled, metrics.prometheusRule.enabled). `helm
+# lint` has no such flag; in lint mode Helm logs a template's `fail` as INFO and renders on, so the lint still covers
+# that template.
 #
 # Tools are built once into $FLOWBOARD_CACHE (~/.cache/flowboard): Helm with `go install` (helm-<version>/helm),
 # kubernetes-validate in a venv (kubernetes-validate-<version>/). A warm run needs no network.
@@ -38,15 +39,17 @@ KV_VERSION=1.37.0                   # kubernetes-validate, ships the schemas it 
 K8S_VERSION=${FLOWBOARD_K8S_VERSION:-1.36}   # target cluster version; must be one the package ships
 CHART=deploy/helm/flowboard
 RELEASE=flowboard NAMESPACE=flowboard       # fixed, so the goldens are stable
-CRD_WITHOUT_SCHEMA="^WARN .* Couldn't find schema for kind ServiceMonitor with api version monitoring\.coreos\.com/v1 "
-EXTRA_APIS=(--api-versions monitoring.coreos.com/v1/ServiceMonitor)
+CRD_WITHOUT_SCHEMA="^WARN .* Couldn't find schema for kind (ServiceMonitor|PrometheusRule) with api version monitoring\.coreos\.com/v1 "
+EXTRA_APIS=(--api-versions monitoring.coreos.com/v1/ServiceMonitor --api-versions monitoring.coreos.com/v1/PrometheusRule)
 EXISTING_SECRET=flowboard-credentials       # the default values are rendered with it (they have no credentials)
 
 UPDATE=0
+PRINT_HELM=0
 case "${1:-}" in
   --update) UPDATE=1 ;;
+  --print-helm) PRINT_HELM=1 ;;   # the pinned Helm's path, built if need be (scripts/rules-check.sh renders with it)
   "") ;;
-  *) die "usage: $0 [--update]" ;;
+  *) die "usage: $0 [--update|--print-helm]" ;;
 esac
 
 mkdir -p "$FLOWBOARD_CACHE"
@@ -79,6 +82,12 @@ ensure_kubernetes_validate() {
   [ -d "$schemas/v$K8S_VERSION.0-local-strict" ] \
     || die "kubernetes-validate $KV_VERSION ships no schemas for Kubernetes $K8S_VERSION (see $schemas)"
 }
+
+if ((PRINT_HELM)); then
+  ensure_helm
+  echo "$HELM"
+  exit 0
+fi
 
 T0=$(now_ms)
 FAILED=()
@@ -211,6 +220,25 @@ printf '%s fixture\n' gateway boards membership files notifier webhooks >"$WORK/
 mapfile -t cluster_args <"$WORK/cluster.args"
 render cluster "${cluster_args[@]}" || { cat "$WORK/cluster.err" >&2; fail "[cluster] helm template"; }
 
+# The alerts and the dashboard, off by default: the production values with both on, linted, rendered and validated
+# like the values sets (the rules' own tests and the dashboard's queries: scripts/rules-check.sh).
+monitoring=(-f "$CHART/ci/production.yaml" --set metrics.prometheusRule.enabled=true --set metrics.grafanaDashboard.enabled=true)
+log "[monitoring] ci/production.yaml with metrics.prometheusRule and metrics.grafanaDashboard on: lint, template, validate"
+"$HELM" lint --strict --kube-version "$K8S_VERSION.0" "$CHART" "${monitoring[@]}" >"$WORK/monitoring.lint" 2>&1 \
+  || { cat "$WORK/monitoring.lint" >&2; fail "[monitoring] helm lint"; }
+if render monitoring "${EXTRA_APIS[@]}" "${monitoring[@]}"; then
+  grep -q '^kind: PrometheusRule$' "$WORK/monitoring.yaml" || fail "[monitoring] no PrometheusRule rendered"
+  grep -qE '^    grafana_dashboard: "1"$' "$WORK/monitoring.yaml" || fail "[monitoring] no ConfigMap labelled for Grafana's sidecar"
+  if ! "$KV" -k "$K8S_VERSION" --strict "$WORK/monitoring.yaml" >"$WORK/monitoring.kv" 2>&1 \
+    || grep -E '^(ERROR|WARN)' "$WORK/monitoring.kv" | grep -qvE "$CRD_WITHOUT_SCHEMA"; then
+    grep -v '^INFO' "$WORK/monitoring.kv" >&2 || true
+    fail "[monitoring] schema validation"
+  fi
+else
+  cat "$WORK/monitoring.err" >&2
+  fail "[monitoring] helm template"
+fi
+
 # env_check <values label>=<rendered.yaml>...: the pods' environment against the services' config loaders, their
 # topology spread selectors and grace periods.
 env_check() { node scripts/chart-env-check.mjs --existing-secret "$EXISTING_SECRET" "$@"; }
@@ -333,6 +361,11 @@ log "negative checks"
 expect_fail "production without the ServiceMonitor API" \
   'install the Prometheus Operator CRDs first, or set metrics\.serviceMonitor\.enabled=false' \
   template -f "$CHART/ci/production.yaml"
+# So does the PrometheusRule without its API (the ServiceMonitor's given).
+expect_fail "the alerts without the PrometheusRule API" \
+  'install the Prometheus Operator CRDs first, or set metrics\.prometheusRule\.enabled=false' \
+  template -f "$CHART/ci/production.yaml" --api-versions monitoring.coreos.com/v1/ServiceMonitor \
+  --set metrics.prometheusRule.enabled=true
 # A grace period that does not outlast the preStop sleep + the services' drain is refused.
 expect_fail "grace period not longer than preStop sleep + drain" \
   'terminationGracePeriodSeconds \(30\) must be larger than preStopSleepSeconds' \

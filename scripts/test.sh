@@ -143,6 +143,7 @@ run_phase typecheck npx turbo run typecheck --output-logs=errors-only
 run_phase imports npm run --silent check:imports   # no import circles; the layer rules of docs/design.md
 run_phase docs node scripts/docs-check.mjs check selftest   # every path, link, npm script and variable the docs name
 run_phase chart bash scripts/chart-check.sh
+run_phase rules bash scripts/rules-check.sh check selftest   # the chart's alerts (promtool test rules), dashboard queries vs exported metrics
 run_phase compose bash scripts/compose-check.sh
 run_phase contracts bash scripts/contract-check.sh check selftest   # protos, events, OpenAPI vs contracts/released
 # Test tiers run with --continue: every workspace's tests run and count even when one fails.

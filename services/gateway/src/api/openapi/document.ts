@@ -1,4 +1,4 @@
-import { componentSchemas, ref, TRIMMED, type Schema } from './schemas';
+import { ref, TRIMMED, type Schema } from '../schema';
 import {
   documentedPath,
   takesIdempotencyKey,
@@ -7,11 +7,13 @@ import {
 } from '../operation';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../wire/idempotency-key';
 import { ENRICHMENTS, OPERATIONS } from '../resources';
+import { componentSchemas } from './components';
 import { FILTERS, TAGS } from './descriptions';
 
 /**
  * The OpenAPI 3.1 document of the whole API, assembled from the operations each resource declares
- * (resources/*.routes.ts), the groups and filter texts (descriptions.ts) and the shapes (schemas.ts). Both formats share one schema per shape: the `xml` keywords give the element names.
+ * (resources/*.routes.ts), the groups and filter texts (descriptions.ts) and the shapes (components.ts, from
+ * ../schema.ts and resources/*.schemas.ts).
  */
 /** A declared operation as the document spells it: `get`, `/projects/{projectId}`. */
 type Operation = Omit<DeclaredOperation, 'method' | 'path'> & {

@@ -1,0 +1,120 @@
+import {
+  arrayOf,
+  body,
+  int,
+  nonBlank,
+  nullable,
+  pageSchema,
+  ref,
+  resource,
+  str,
+  text,
+  timestamp,
+  xmlArray,
+  type ResourceSchemas,
+  type Schema,
+} from '../schema';
+
+/** Stories (stories.routes.ts; on `/me` too, me-stories.routes.ts), with their history: milestones and steps. */
+
+const named = (description: string): Schema => ({ ...ref('NamedRef'), description });
+const stringish = { type: ['string', 'number'], description: 'Numbers are converted to strings.' };
+/**
+ * Dates as the services read them: a date, or a timestamp (RFC 3339 here; a space for `T`, no seconds and no zone
+ * are accepted too). Impossible dates (Feb 30) are refused.
+ */
+const deadline: Schema = {
+  anyOf: [
+    { type: 'string', format: 'date' },
+    { type: 'string', format: 'date-time' },
+    { const: '', description: 'No deadline.' },
+  ],
+  description:
+    'A date (`2011-02-24`) or a timestamp (`2011-02-24T18:00:00`; a zone is converted to UTC); flowboard addition.',
+};
+
+export const storySchemas: ResourceSchemas = {
+  responses: {
+    Story: resource(
+      'story',
+      ['id', 'text', 'size', 'color', 'priority', 'status', 'project', 'phase', 'creator'],
+      {
+        id: int('Unique within the project.'),
+        text: str(),
+        details: str('Markdown; with `with=details`.'),
+        size: str('`""` when unset.'),
+        color: ref('Color'),
+        priority: str('`""` when unset.'),
+        deadline: { ...timestamp, description: 'Only when set.' },
+        status: { type: 'string', enum: ['planned', 'started', 'ready', 'blocked', 'finished'] },
+        blockedReason: str('Only while `blocked`.'),
+        project: named('The project.'),
+        phase: named('The phase the story sits in.'),
+        creator: ref('UserRef'),
+        owner: { ...ref('UserRef'), description: 'The assigned user; omitted when nobody is.' },
+        tags: arrayOf(ref('Tag'), 'With `with=tags`.'),
+        tasks: arrayOf(ref('Task'), 'With `with=tasks`.'),
+        comments: arrayOf(ref('Comment'), 'With `with=comments`.'),
+        milestones: arrayOf(
+          ref('Milestone'),
+          'With `with=milestones`: one per stay in a phase, oldest first.',
+        ),
+        steps: arrayOf(ref('Step'), 'With `with=steps`: one per status period, oldest first.'),
+        metrics: { ...ref('StoryMetrics'), description: 'With `with=metrics`.' },
+      },
+    ),
+    Milestone: resource('milestone', ['id', 'phase', 'startTime', 'duration'], {
+      id: int(),
+      phase: ref('NamedRef'),
+      startTime: timestamp,
+      endTime: { ...timestamp, description: 'Absent on the open milestone.' },
+      duration: int('Seconds; the open one runs to now.'),
+    }),
+    Step: resource('step', ['id', 'type', 'startTime', 'duration'], {
+      id: int(),
+      type: { type: 'string', enum: ['backlog', 'working', 'ready', 'blocked', 'archive'] },
+      startTime: timestamp,
+      endTime: { ...timestamp, description: 'Absent on the open step.' },
+      duration: int('Seconds.'),
+    }),
+  },
+  pages: { StoryPage: pageSchema('Story', 'stories') },
+  requests: {
+    StoryCreate: body(
+      'story',
+      {
+        text: nonBlank(2000),
+        details: str('Markdown.'),
+        size: stringish,
+        priority: stringish,
+        color: { ...ref('Color'), description: 'Default `grey`; any case.' },
+        phase: { ...ref('PhaseReference'), description: 'Default: Backlog.' },
+        owner: ref('UserReference'),
+        deadline,
+        tags: xmlArray(ref('TagReference'), 'tags', 'tag', 'An unknown name creates the tag.'),
+        tasks: xmlArray(
+          { anyOf: [ref('TaskCreate'), nonBlank(2000, "A task's text alone.")] },
+          'tasks',
+          'task',
+        ),
+      },
+      ['text'],
+    ),
+    StoryUpdate: body('story', {
+      text: nonBlank(2000),
+      details: str(),
+      size: stringish,
+      priority: stringish,
+      color: ref('Color'),
+      status: {
+        type: 'string',
+        enum: ['started', 'ready', 'blocked'],
+        description: 'Only in a middle phase.',
+      },
+      blockedReason: nullable(text(1000)),
+      phase: ref('PhaseReference'),
+      owner: nullable(ref('UserReference')),
+      deadline: nullable(deadline),
+    }),
+  },
+};
