@@ -36,6 +36,11 @@ export async function withTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let discard: Error | undefined;
+  // The pool stops listening for a client's errors while it is checked out, and `fn` may await other things
+  // between statements: a connection lost then would be an unhandled 'error' event, and the process would crash
+  // on a database blip. The next statement fails instead, and the connection is not put back.
+  const onLost = (err: Error) => (discard = err);
+  client.on('error', onLost);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -51,6 +56,7 @@ export async function withTransaction<T>(
     if (!rolledBack || isStalePlan(err)) discard = err instanceof Error ? err : new Error(String(err));
     throw err;
   } finally {
+    client.off('error', onLost);
     client.release(discard);
   }
 }

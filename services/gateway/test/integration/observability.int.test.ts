@@ -64,6 +64,7 @@ describe('gateway tracing, attachment streams', () => {
       method: 'POST',
       body: { text: 's' },
     });
+    expect(story.status).toBe(200);
     const res = await api(`/api/v1/projects/${project.id}/stories/${story.json.id}/attachments`, {
       key,
       method: 'POST',
