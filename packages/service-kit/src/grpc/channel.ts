@@ -91,14 +91,16 @@ const DRAIN_MS = 60_000;
  *
  * So when the channel has wanted a connection (CONNECTING, or TRANSIENT_FAILURE while it keeps trying) for
  * `connectTimeoutMs` without getting one, new calls go to a new inner channel that connects at once, and the old
- * one is closed after DRAIN_MS, its calls having ended (each has a deadline) or, if its attempt was only slow,
- * been served. During a plain outage (refused connections) that means a new channel every `connectTimeoutMs`:
- * cheap, and nothing is lost, since calls never sent are what the new one carries.
+ * one is closed after DRAIN_MS, its calls having ended (each has a deadline) or been served; if its attempt was
+ * only slow and connects first, it becomes the channel again and the newer one is retired instead. During a plain
+ * outage (refused connections) that means a new channel every `connectTimeoutMs`: cheap, and nothing is lost,
+ * since calls never sent are what the new one carries.
  */
 export class ReconnectingChannel implements grpc.ChannelInterface {
   private current: grpc.ChannelInterface;
   private lostAttempt: NodeJS.Timeout | undefined;
-  private readonly draining = new Set<NodeJS.Timeout>();
+  /** Channels given up as lost, each closed after DRAIN_MS unless its attempt turns out only slow (promote). */
+  private readonly draining = new Map<grpc.ChannelInterface, NodeJS.Timeout>();
   private closed = false;
   /** How many times an inner channel was replaced (for tests and logs). */
   replacements = 0;
@@ -113,15 +115,29 @@ export class ReconnectingChannel implements grpc.ChannelInterface {
 
   private watch(channel: grpc.ChannelInterface): void {
     const state = channel.getConnectivityState(false);
-    if (this.closed || channel !== this.current || state === grpc.connectivityState.SHUTDOWN) return;
+    if (this.closed || state === grpc.connectivityState.SHUTDOWN) return;
+    // An attempt given up too soon (a loaded host can take longer than connectTimeoutMs) that connects after all
+    // is used rather than wasted: otherwise connections slower than the timeout would never be used at all.
+    if (
+      channel !== this.current &&
+      state === grpc.connectivityState.READY &&
+      this.current.getConnectivityState(false) !== grpc.connectivityState.READY
+    )
+      this.promote(channel);
+    if (channel === this.current) this.clock(state);
+    channel.watchConnectivityState(state, Infinity, () => this.watch(channel));
+  }
+
+  /** Times how long the current channel has wanted a connection without one. */
+  private clock(state: grpc.connectivityState): void {
     const wanting =
       state === grpc.connectivityState.CONNECTING || state === grpc.connectivityState.TRANSIENT_FAILURE;
     if (!wanting) this.stopClock();
     else if (!this.lostAttempt) {
+      const channel = this.current;
       this.lostAttempt = setTimeout(() => this.replace(channel), this.connectTimeoutMs);
       this.lostAttempt.unref();
     }
-    channel.watchConnectivityState(state, Infinity, () => this.watch(channel));
   }
 
   private stopClock(): void {
@@ -134,20 +150,36 @@ export class ReconnectingChannel implements grpc.ChannelInterface {
     if (this.closed || stuck !== this.current) return;
     this.replacements += 1;
     this.current = this.open();
+    this.retire(stuck);
     this.watch(this.current);
     this.current.getConnectivityState(true); // connect now: calls are waiting
+  }
+
+  private promote(channel: grpc.ChannelInterface): void {
+    clearTimeout(this.draining.get(channel));
+    this.draining.delete(channel);
+    const previous = this.current;
+    this.current = channel;
+    this.stopClock();
+    this.retire(previous);
+  }
+
+  private retire(channel: grpc.ChannelInterface): void {
     const drained = setTimeout(() => {
-      this.draining.delete(drained);
-      stuck.close();
+      this.draining.delete(channel);
+      channel.close();
     }, DRAIN_MS);
     drained.unref();
-    this.draining.add(drained);
+    this.draining.set(channel, drained);
   }
 
   close(): void {
     this.closed = true;
     this.stopClock();
-    for (const timer of this.draining) clearTimeout(timer);
+    for (const [channel, timer] of this.draining) {
+      clearTimeout(timer);
+      channel.close();
+    }
     this.draining.clear();
     this.current.close();
   }
