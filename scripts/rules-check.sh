@@ -37,8 +37,10 @@ ensure_promtool() {
     log "promtool: fetching Debian's prometheus $PROMETHEUS_DEB for its promtool" >&2
     mkdir -p "$FLOWBOARD_CACHE"
     tmp=$(mktemp -d "$FLOWBOARD_CACHE/.promtool.XXXXXX")
-    # apt's sandbox user can't write into root's cache: download as root, in the temporary folder.
-    if (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "prometheus=$PROMETHEUS_DEB" >&2) \
+    # apt's sandbox user can't write into root's cache: download as root, in the temporary folder. A fresh
+    # machine may have no package lists yet: fetch them once, as ensure_apt does, and try again.
+    local get=(apt-get download -q -o APT::Sandbox::User=root "prometheus=$PROMETHEUS_DEB")
+    if (cd "$tmp" && { "${get[@]}" >&2 || { apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && "${get[@]}" >&2; }; }) \
       && dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/x" && [ -x "$tmp/x/usr/bin/promtool" ]; then
       mkdir -p "$tmp/out" && mv "$tmp/x/usr/bin/promtool" "$tmp/out/promtool"
       rm -rf "$dir" && mv "$tmp/out" "$dir" && rm -rf "$tmp"
