@@ -17,7 +17,9 @@
 # chart version/appVersion bump with one component's version, one component's credential, image tag or setting) and
 # every Deployment's pod template is compared: exactly the touched component's must differ.
 #
-# Last, negative checks: each guard must still fail on values (or a chart) made to break it.
+# Last, negative checks: each guard must still fail on values (or a chart) made to break it; and the Kafka topics:
+# values.yaml's kafka.topics.list against the code's topics, examples/strimzi-topics.yaml against that list, and
+# examples/autoscaling-kafka-lag.yaml rendered and validated.
 #
 # The cluster APIs a values set needs beyond Kubernetes' own are given to `helm template` with --api-versions
 # ($EXTRA_APIS: the Prometheus Operator's ServiceMonitor and PrometheusRule, which templates/servicemonitor.yaml and
@@ -31,6 +33,9 @@ set -euo pipefail
 
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
+# shellcheck source=scripts/lib/node.sh
+source "$REPO/scripts/lib/node.sh"
+ensure_node   # Node 24 LTS, pinned (.nvmrc), before anything here runs node (the services' dist/config.js)
 cd "$REPO"
 
 HELM_MODULE=helm.sh/helm/v3/cmd/helm
@@ -322,6 +327,8 @@ isolation() {  # isolation <values set>: the cases below over that set
   expect_rolls "components.webhooks.image.tag=1.0.1-rc.1" webhooks "$CHART" --set components.webhooks.image.tag=1.0.1-rc.1 || rc=1
   expect_rolls "components.membership.version=1.0.1" membership "$CHART" --set components.membership.version=1.0.1 || rc=1
   expect_rolls "external.s3.bucket" files "$CHART" --set external.s3.bucket=another-bucket || rc=1
+  expect_rolls "kafka.topics.partitions (every Kafka user's)" boards,files,membership,notifier,webhooks "$CHART" \
+    --set kafka.topics.partitions=16 || rc=1
   if ! grep -q 'existingSecret:' "$ISO_VALUES"; then
     # A chart-made Secret: each component's checksum covers only the keys it uses.
     expect_rolls "secrets.values.SMTP_URL (the notifier's)" notifier "$CHART" \
@@ -370,6 +377,84 @@ expect_fail "the alerts without the PrometheusRule API" \
 expect_fail "grace period not longer than preStop sleep + drain" \
   'terminationGracePeriodSeconds \(30\) must be larger than preStopSleepSeconds' \
   template -f "$MINIMAL" --set default.terminationGracePeriodSeconds=30
+# The PostgreSQL connection budget (values.yaml `postgresql:`): pods (replicas or HPA maxReplicas, + maxSurge) ×
+# poolSize over the components on a server must fit its maxConnections - reservedConnections; the failure names
+# each component's term. Production's main server (boards 90 + membership 90 + files 45 = 225) against 200 - 20...
+expect_fail "production's pools over a smaller main server" \
+  'PostgreSQL connection budget exceeded on postgresql: the pods may open 225 connections, more than maxConnections 200 - reservedConnections 20 = 180\..*boards: \(HPA maxReplicas 8 \+ maxSurge 1\) pods × poolSize 10 = 90; files: \(HPA maxReplicas 8 \+ maxSurge 1\) pods × poolSize 5 = 45; membership: \(HPA maxReplicas 8 \+ maxSurge 1\) pods × poolSize 10 = 90;' \
+  template -f "$CHART/ci/production.yaml" "${EXTRA_APIS[@]}" --set postgresql.maxConnections=200
+# ...webhooks on a server of its own is counted against that one's budget only...
+expect_fail "production's webhooks over its own server" \
+  'budget exceeded on postgresql\.servers\.webhooks-db: the pods may open 72 connections, .*webhooks: \(HPA maxReplicas 8 \+ maxSurge 1\) pods × poolSize 8 = 72;' \
+  template -f "$CHART/ci/production.yaml" "${EXTRA_APIS[@]}" --set postgresql.servers.webhooks-db.maxConnections=60
+# ...a percentage surge rounds up as Kubernetes does (3 replicas, 50 %: 2 more pods), and the defaults' 100 - 10...
+expect_fail "three replicas each with a 50 % surge against the default budget" \
+  'the pods may open 200 connections, more than maxConnections 100 - reservedConnections 10 = 90\..*boards: \(replicas 3 \+ maxSurge 2\) pods × poolSize 10 = 50' \
+  template -f "$MINIMAL" --set default.replicas=3 --set-string 'default.strategy.rollingUpdate.maxSurge=50%'
+# ...a server that is not declared is refused, and so is a pool size set around the budget (env, extraEnv).
+expect_fail "a database server not in postgresql.servers" \
+  'components\.boards\.database\.server "elsewhere" is not a server of postgresql\.servers' \
+  template -f "$MINIMAL" --set components.boards.database.server=elsewhere
+expect_fail "the pool size as a plain variable" \
+  'components\.boards\.env\.DATABASE_POOL_SIZE: set components\.boards\.database\.poolSize instead' \
+  template -f "$MINIMAL" --set-string components.boards.env.DATABASE_POOL_SIZE=50
+expect_fail "a pool size past the services' limit" "at '/components/boards/database/poolSize': maximum: got 101, want 100" \
+  template -f "$MINIMAL" --set components.boards.database.poolSize=101
+# The escape hatches do not override what the chart sets, and the schema catches a misspelt EnvVar.
+expect_fail "extraEnv setting a secretEnv variable again" \
+  'components\.boards\.extraEnv: DATABASE_URL is already set from secretEnv' \
+  template -f "$MINIMAL" --set 'components.boards.extraEnv[0].name=DATABASE_URL' --set 'components.boards.extraEnv[0].value=x'
+expect_fail "a misspelt valueFrom in extraEnv" "at '/components/boards/extraEnv/0': additional properties 'valuefrom' not allowed" \
+  template -f "$MINIMAL" --set 'components.boards.extraEnv[0].name=POD' --set 'components.boards.extraEnv[0].valuefrom.fieldRef.fieldPath=metadata.name'
+expect_fail "an extra volume named like the chart's /tmp" 'components\.boards\.extraVolumes: the volume name tmp is the chart' \
+  template -f "$MINIMAL" --set 'components.boards.extraVolumes[0].name=tmp' --set 'components.boards.extraVolumes[0].emptyDir.medium=Memory'
+expect_fail "secretNames of a variable that is not in secretEnv" \
+  'components\.boards\.secretNames\.REDIS_URL: REDIS_URL is not one of its secretEnv variables' \
+  template -f "$MINIMAL" --set components.boards.secretNames.REDIS_URL=redis-auth
+# The escape hatches render into valid pods (chart-env-check runs the services' own containers only, so the extra
+# ones are checked here): boards' database URL from a Secret of its own (then not required in secrets.values), an
+# init container after `migrate`, a sidecar, a priority class.
+cat >"$WORK/hatches.values.yaml" <<'EOF'
+components:
+  boards:
+    secretEnv: { DATABASE_URL: uri }
+    secretNames: { DATABASE_URL: boards-db-app }
+    priorityClassName: flowboard-critical
+    initContainers:
+      - name: wait-for-cache
+        image: busybox:1.37
+        command: [sh, -c, "until nc -z redis.infra.svc 6379; do sleep 1; done"]
+        securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: [ALL] } }
+    sidecars:
+      - name: proxy
+        image: envoyproxy/envoy:v1.36.0
+        securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: [ALL] } }
+EOF
+grep -v '^ *BOARDS_DATABASE_URL:' "$MINIMAL" >"$WORK/hatches-base.values.yaml"
+if render hatches -f "$WORK/hatches-base.values.yaml" -f "$WORK/hatches.values.yaml"; then
+  { "$KV" -k "$K8S_VERSION" --strict "$WORK/hatches.yaml" >"$WORK/hatches.kv" 2>&1 && ! grep -qE '^(ERROR|WARN)' "$WORK/hatches.kv"; } \
+    || { grep -v '^INFO' "$WORK/hatches.kv" >&2; fail "[hatches] schema validation"; }
+  node -e '
+    const YAML = require("yaml");
+    const docs = YAML.parseAllDocuments(require("fs").readFileSync(process.argv[1], "utf8")).map((d) => d.toJS())
+      .filter(Boolean);
+    const pod = docs.find((d) => d.kind === "Deployment" && d.metadata.name === "flowboard-boards").spec.template.spec;
+    const ref = (c) => c.env.find((e) => e.name === "DATABASE_URL").valueFrom.secretKeyRef;
+    const want = (what, ok) => { if (!ok) { console.log(`[hatches] ${what}`); process.exitCode = 1; } };
+    want("init containers are not [migrate, wait-for-cache]", pod.initContainers.map((c) => c.name).join() === "migrate,wait-for-cache");
+    want("containers are not [boards, proxy]", pod.containers.map((c) => c.name).join() === "boards,proxy");
+    for (const c of [pod.initContainers[0], pod.containers[0]])
+      want(`${c.name}: DATABASE_URL is not from boards-db-app/uri`, JSON.stringify(ref(c)) === JSON.stringify({ name: "boards-db-app", key: "uri" }));
+    want("no priorityClassName", pod.priorityClassName === "flowboard-critical");
+    const secret = docs.find((d) => d.kind === "Secret");
+    want("the chart-made Secret still holds BOARDS_DATABASE_URL", !("BOARDS_DATABASE_URL" in secret.stringData));
+  ' "$WORK/hatches.yaml" >&2 \
+    && log "[hatches] boards with a Secret of its own, an init container, a sidecar and a priority class: as expected" \
+    || fail "[hatches] escape hatches rendered wrong"
+else
+  cat "$WORK/hatches.err" >&2
+  fail "[hatches] helm template with the escape hatches"
+fi
 # The environment check finds a variable a service requires that the pod does not get (boards' KAFKA_BROKERS, as
 # in the first real install), naming the values set and the component: the minimal rendering, less that line of
 # the boards ConfigMap.
@@ -443,6 +528,98 @@ bumped_chart "$WORK/chart-leaky-bumped" && cp "$leaky/templates/workload.yaml" "
 expect_fail "a chart bump seen in every pod template" \
   'pod templates changed: boards,files,gateway,membership,notifier,webhooks; expected: -' \
   expect_rolls "leaky chart bumped" - "$WORK/chart-leaky-bumped"
+
+# The partition budget (values.yaml `kafka.topics`): a component consuming a topic may not run more replicas (HPA
+# maxReplicas) than the topic has partitions; the failure names each component, topic and count. Production's
+# consumers scale to 8 against 6 partitions...
+expect_fail "production's consumers over 6 partitions" \
+  'partition budget: components\.boards\.autoscaling\.maxReplicas is 8, but it consumes membership\.project-deleted\.v1, which has 6 partitions \(kafka\.topics\.partitions\).*components\.webhooks\.autoscaling\.maxReplicas is 8, but it consumes flowboard\.resource-changed\.v1' \
+  template -f "$CHART/ci/production.yaml" "${EXTRA_APIS[@]}" --set kafka.topics.partitions=6
+# ...and without an HPA, the replicas count (the notifier at 4 against the default 3).
+expect_fail "four notifiers on three partitions" \
+  'components\.notifier\.replicas is 4, but it consumes membership\.invite-created\.v1, which has 3 partitions' \
+  template -f "$MINIMAL" --set components.notifier.replicas=4
+# A replication factor of 0 is no factor (-1 is the broker's default).
+expect_fail "replication factor 0" "at '/kafka/topics/replicationFactor'" \
+  template -f "$MINIMAL" --set kafka.topics.replicationFactor=0
+
+# The examples beside the goldens: scaling the notifier on its Kafka lag (a values file), rendered over the minimal
+# set and validated; and the Strimzi topics, which must list values.yaml's topics with their retention, at
+# ci/production.yaml's partitions and replication.
+LAG_EXAMPLE=$CHART/examples/autoscaling-kafka-lag.yaml
+if render kafka-lag -f "$MINIMAL" -f "$LAG_EXAMPLE"; then
+  { "$KV" -k "$K8S_VERSION" --strict "$WORK/kafka-lag.yaml" >"$WORK/kafka-lag.kv" 2>&1 && ! grep -qE '^(ERROR|WARN)' "$WORK/kafka-lag.kv"; } \
+    || { grep -v '^INFO' "$WORK/kafka-lag.kv" >&2; fail "[kafka-lag] schema validation of $LAG_EXAMPLE"; }
+  node -e '
+    const YAML = require("yaml");
+    const docs = YAML.parseAllDocuments(require("fs").readFileSync(process.argv[1], "utf8")).map((d) => d.toJS()).filter(Boolean);
+    const hpa = docs.find((d) => d.kind === "HorizontalPodAutoscaler" && d.metadata.name === "flowboard-notifier");
+    const ok = hpa && hpa.spec.metrics.length === 1 && hpa.spec.metrics[0].external?.metric?.name === "flowboard_kafka_consumer_group_lag"
+      && hpa.spec.behavior?.scaleDown?.stabilizationWindowSeconds === 600;
+    if (!ok) { console.log("[kafka-lag] the notifier HPA has not the External lag metric alone and the example behavior"); process.exit(1); }
+  ' "$WORK/kafka-lag.yaml" >&2 \
+    && log "[kafka-lag] $LAG_EXAMPLE: the notifier's HPA on its group's lag, with its behavior, validates" \
+    || fail "[kafka-lag] $LAG_EXAMPLE rendered wrong"
+else
+  cat "$WORK/kafka-lag.err" >&2
+  fail "[kafka-lag] helm template with $LAG_EXAMPLE"
+fi
+# strimzi_matches <strimzi-topics.yaml>: the KafkaTopics against values.yaml's kafka.topics.list.
+strimzi_matches() {
+  node -e '
+    const fs = require("fs");
+    const YAML = require("yaml");
+    const [file, valuesFile, prodFile] = process.argv.slice(1);
+    const list = YAML.parse(fs.readFileSync(valuesFile, "utf8")).kafka.topics.list;
+    const prod = YAML.parse(fs.readFileSync(prodFile, "utf8")).kafka.topics;
+    const topics = new Map(YAML.parseAllDocuments(fs.readFileSync(file, "utf8")).map((d) => d.toJS())
+      .filter((d) => d && d.kind === "KafkaTopic").map((d) => [d.spec.topicName, d.spec]));
+    const bad = [];
+    for (const t of list) {
+      const k = topics.get(t.name);
+      if (!k) { bad.push(`${t.name}: no KafkaTopic in ${file}`); continue; }
+      topics.delete(t.name);
+      if (Number(k.config?.["retention.ms"]) !== t.retentionHours * 3600000)
+        bad.push(`${t.name}: retention.ms ${k.config?.["retention.ms"]}, values.yaml says ${t.retentionHours} h`);
+      if (k.partitions !== (t.partitions ?? prod.partitions)) bad.push(`${t.name}: ${k.partitions} partitions, ${prodFile} says ${prod.partitions}`);
+      if (k.replicas !== prod.replicationFactor) bad.push(`${t.name}: ${k.replicas} replicas, ${prodFile} says ${prod.replicationFactor}`);
+    }
+    for (const name of topics.keys()) bad.push(`${name}: a KafkaTopic for no topic of values.yaml kafka.topics.list`);
+    if (bad.length) { console.log(bad.join("\n")); process.exit(1); }
+    console.log(`${list.length} topics: ${file} and values.yaml agree`);
+  ' "$1" "$CHART/values.yaml" "$CHART/ci/production.yaml"
+}
+STRIMZI=$CHART/examples/strimzi-topics.yaml
+strimzi_matches "$STRIMZI" >"$WORK/strimzi.out" 2>&1 && log "[strimzi] $(cat "$WORK/strimzi.out")" \
+  || { cat "$WORK/strimzi.out" >&2; fail "[strimzi] $STRIMZI does not match values.yaml's kafka.topics.list"; }
+# ...and the check sees a topic missing from it (the last KafkaTopic cut off).
+awk '/^---$/ { n++ } { doc[n] = doc[n] $0 "\n" } END { for (i = 0; i < n; i++) printf "%s", doc[i] }' "$STRIMZI" >"$WORK/negative-strimzi.yaml"
+expect_fail "a topic missing from the Strimzi example" 'webhooks-dlq: no KafkaTopic in' strimzi_matches "$WORK/negative-strimzi.yaml"
+
+# topics_match_code <values.yaml>: kafka.topics.list names every event topic of @flowboard/events (its built dist, as
+# chart-env-check needs the services'), and each consuming component's dead-letter topic, and nothing else.
+topics_match_code() {
+  node -e '
+    const YAML = require("yaml");
+    const list = YAML.parse(require("fs").readFileSync(process.argv[1], "utf8")).kafka.topics.list;
+    const events = require("./packages/events").ALL_EVENTS.map((e) => e.topic);
+    const consumers = [...new Set(list.flatMap((t) => t.consumers))];
+    const want = new Map([...events.map((t) => [t, "an event of @flowboard/events"]),
+      ...consumers.map((c) => [`${c}-dlq`, `${c}'"'"'s dead letters`])]);
+    const bad = [];
+    for (const [name, what] of want) if (!list.some((t) => t.name === name)) bad.push(`${name} (${what}) is not in kafka.topics.list`);
+    for (const t of list) if (!want.has(t.name)) bad.push(`${t.name}: in kafka.topics.list, but no event or dead-letter topic`);
+    for (const c of consumers) if (!list.some((t) => t.name === `${c}-dlq` && t.producers.includes(c))) bad.push(`${c}-dlq: ${c} is not among its producers`);
+    if (bad.length) { console.log(bad.join("\n")); process.exit(1); }
+    console.log(`kafka.topics.list: the ${events.length} event topics and ${consumers.length} dead-letter topics`);
+  ' "$1"
+}
+topics_match_code "$CHART/values.yaml" >"$WORK/topics.out" 2>&1 && log "[topics] $(cat "$WORK/topics.out")" \
+  || { cat "$WORK/topics.out" >&2; fail "[topics] values.yaml's kafka.topics.list against the code's topics"; }
+sed '/^      - name: boards\.story-deleted\.v1$/,/^        retentionHours: /d' "$CHART/values.yaml" >"$WORK/negative-topics.values.yaml"
+expect_fail "a topic of the code missing from kafka.topics.list" \
+  'boards\.story-deleted\.v1 \(an event of @flowboard/events\) is not in kafka\.topics\.list' \
+  topics_match_code "$WORK/negative-topics.values.yaml"
 
 secs=$(awk -v ms=$(($(now_ms) - T0)) 'BEGIN { printf "%.1f", ms / 1000 }')
 if ((${#FAILED[@]})); then

@@ -13,7 +13,7 @@
 //   metrics                                the metrics the services define, as found in their code
 //
 // The metrics the services define are read from their sources (packages/*/src, services/*/src, tests aside): each
-// `counter(`/`gauge(`/`histogram(` instrument's `name` and `labelNames`, the `total`/`seconds` pairs of
+// `counter(`/`gauge(`/`histogram(` instrument's `name` and `labelNames` (and `gaugesOfOneRead`'s), the `total`/`seconds` pairs of
 // requestInstruments, and name tables such as observePool's; prom-client's default metrics (process_*, nodejs_*)
 // from prom-client itself. Every full `flowboard_*` name in those sources must be understood so, or this fails: a
 // new way of defining metrics must be taught here rather than be silently missed.
@@ -115,6 +115,13 @@ export function definedMetrics() {
       /const read: Array<\[[^\]]*\]> = \[([\s\S]*?)\n\s*\];\s*for \([^)]*\)\s*gauge\(/g,
     )) {
       for (const n of m[1].matchAll(/\[\s*'(flowboard_\w+)'/g)) {
+        add(n[1], 'gauge', [], rel);
+        placed.add(n[1]);
+      }
+    }
+    // gaugesOfOneRead(registry, { ..., gauges: [{ name: 'x', ... }, ...] }): gauges without labels.
+    for (const m of text.matchAll(/\bgaugesOfOneRead\(\s*[\w.]+,\s*\{([\s\S]*?)\n\s*\}\);/g)) {
+      for (const n of m[1].matchAll(/\bname:\s*'(flowboard_\w+)'/g)) {
         add(n[1], 'gauge', [], rel);
         placed.add(n[1]);
       }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Container images without a registry: a Debian base made with debootstrap from this machine's own apt mirror, a
-# Node base from the host's Node and npm (named like the Dockerfile's FROM, so FROM resolves locally), then the six
-# service images from deploy/docker/Dockerfile.
+# Node base from the pinned Node (scripts/lib/node.sh) and the host's npm (named like the Dockerfile's FROM, so FROM
+# resolves locally), then the six service images from deploy/docker/Dockerfile.
 #
 #   deploy/cluster/images.sh [--ref <commit>] [--version <v>] [--out <file>] [--import] [--tag <t>] [--jobs <n>]
 #                            [--bases-only]
@@ -23,6 +23,8 @@
 set -euo pipefail
 # shellcheck source=deploy/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=scripts/lib/node.sh
+source "$REPO/scripts/lib/node.sh" && ensure_node   # Node 24, pinned: the Node base and service_version run on it
 
 SERVICES=(gateway boards membership files notifier webhooks)
 VERSION=
@@ -46,7 +48,7 @@ while (($#)); do
 done
 
 DEBIAN_IMAGE=local/debian:bookworm
-NODE_IMAGE=$(sed -n 's/^ARG NODE_IMAGE=//p' "$REPO/deploy/docker/Dockerfile")   # node:20-bookworm-slim
+NODE_IMAGE=$(sed -n 's/^ARG NODE_IMAGE=//p' "$REPO/deploy/docker/Dockerfile")   # node:24-bookworm-slim
 ROOTFS_TAR=$FLOWBOARD_CACHE/cluster/rootfs-bookworm.tar
 
 have_image() { docker image inspect "$1" >/dev/null 2>&1; }
@@ -78,18 +80,35 @@ ensure_debian_base() {
   docker import "$ROOTFS_TAR" "$DEBIAN_IMAGE" >/dev/null
 }
 
-# The host's Node (same major as the Dockerfile's base) and npm; the host's CA bundle goes in because this
-# machine's outbound TLS is intercepted (npm fails SELF_SIGNED_CERT_IN_CHAIN without it).
-ensure_node_base() {
-  local node_version ctx
-  node_version=$(node --version)
-  if have_image "$NODE_IMAGE" &&
-    [ "$(docker image inspect -f '{{ index .Config.Labels "org.flowboard.node-version" }}' "$NODE_IMAGE")" = "$node_version" ]; then
+# A Node base named like a Dockerfile's FROM (node:<major>-…, so FROM resolves locally): the Debian base, a Node of
+# that major from this machine, and the npm that runs here. For the Dockerfile's own base that Node is the one
+# scripts/lib/node.sh pins (ensure_node put it first on PATH); an older release's tree (--ref) may name an older
+# major, found the same way (the machine's /usr/bin/node, say). The host's CA bundle goes in because this machine's
+# outbound TLS is intercepted (npm fails SELF_SIGNED_CERT_IN_CHAIN without it). Rebuilt when the image's
+# org.flowboard.node-version label is not that Node's version.
+ensure_node_base() {  # ensure_node_base [<image>] (default: the Dockerfile's NODE_IMAGE)
+  local image=${1:-$NODE_IMAGE} major node= node_version npm_dir ctx n
+  major=${image#node:}
+  major=${major%%[-.@:]*}
+  for n in $(type -ap node) /usr/local/bin/node /usr/bin/node; do
+    if [[ $("$n" --version 2>/dev/null) == "v$major".* ]]; then node=$n && break; fi
+  done
+  [ -n "$node" ] || die "images: $image needs a Node $major binary; none here (PATH, /usr/local/bin, /usr/bin)"
+  node_version=$("$node" --version)
+  if have_image "$image" &&
+    [ "$(docker image inspect -f '{{ index .Config.Labels "org.flowboard.node-version" }}' "$image")" = "$node_version" ]
+  then
     return 0
   fi
-  [[ $NODE_IMAGE == node:${node_version:1:2}-* ]] || die "the host's Node $node_version does not match $NODE_IMAGE"
+  npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")   # /usr/bin/npm -> …/npm/bin/npm-cli.js
+  [ -f "$npm_dir/package.json" ] || die "images: no npm package behind $(command -v npm)"
   ctx=$(mktemp -d)
-  tar -C / -cf "$ctx/node.tar" usr/bin/node usr/lib/node_modules/npm usr/lib/node_modules/corepack
+  # The layout of the machine's Debian packages, as before: node in /usr/bin, npm (and corepack) in /usr/lib.
+  mkdir -p "$ctx/root/usr/bin" "$ctx/root/usr/lib/node_modules"
+  cp "$(readlink -f "$node")" "$ctx/root/usr/bin/node"
+  cp -a "$npm_dir" "$ctx/root/usr/lib/node_modules/npm"
+  [ ! -d /usr/lib/node_modules/corepack ] || cp -a /usr/lib/node_modules/corepack "$ctx/root/usr/lib/node_modules/"
+  tar -C "$ctx/root" -cf "$ctx/node.tar" usr && rm -rf "$ctx/root"
   cp /etc/ssl/certs/ca-certificates.crt "$ctx/"
   cat >"$ctx/Dockerfile" <<EOF
 FROM $DEBIAN_IMAGE
@@ -100,8 +119,8 @@ ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/bin/npm && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/bin/npx \\
  && groupadd --gid 1000 node && useradd --uid 1000 --gid node -m node
 EOF
-  log "images: $NODE_IMAGE from the host's Node $node_version"
-  docker build -q -t "$NODE_IMAGE" "$ctx" >"$LOG_DIR/build-node-base.log" 2>&1 \
+  log "images: $image from Node $node_version ($node) and npm $("$node" "$npm_dir/bin/npm-cli.js" --version)"
+  docker build -q -t "$image" "$ctx" >"$LOG_DIR/build-node-base.log" 2>&1 \
     || { show_log "$LOG_DIR/build-node-base.log"; rm -rf "$ctx"; die "node base image build failed"; }
   rm -rf "$ctx"
 }
@@ -140,6 +159,12 @@ main() {
   ensure_docker
   ensure_debian_base
   ensure_node_base
+  # The tree of --ref builds FROM its own Dockerfile's base, which may be an older Node's (a release before Node 24).
+  if [ -n "$REF" ]; then
+    local ref_image
+    ref_image=$(git -C "$REPO" show "$REF:deploy/docker/Dockerfile" 2>/dev/null | sed -n 's/^ARG NODE_IMAGE=//p')
+    [ -z "$ref_image" ] || [ "$ref_image" = "$NODE_IMAGE" ] || ensure_node_base "$ref_image"
+  fi
   ((BASES_ONLY == 0)) || return 0
   # One run at a time: a run's pruning (below) would drop the images another run has built but not yet listed.
   exec 7>"$FLOWBOARD_CACHE/.images.lock"

@@ -10,6 +10,9 @@
 set -euo pipefail
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=scripts/lib/node.sh
+source "$REPO/scripts/lib/node.sh"
+ensure_node   # Node 24 LTS, pinned (.nvmrc), before anything here runs node or npm
 
 ALL=(postgres redis kafka minio mail)
 PG_URL_BASE=$INFRA_HOST:$FLOWBOARD_PG_PORT/flowboard
@@ -65,7 +68,10 @@ launch_postgres() {
       >>"$logfile" 2>&1 || { show_log "$logfile"; return 1; }
   fi
   pg_allow_infra_net "$dir/data/pg_hba.conf"
-  opts="-p $FLOWBOARD_PG_PORT -k $dir -c listen_addresses=$INFRA_HOST"
+  # max_connections: room for the services at two replicas each plus a rolling upgrade's surge pod (the cluster
+  # test's scale phase: 4 databases' services × 3 pods × 10 connections), the tests and psql. The chart's budget
+  # check is told the same figure (deploy/cluster/values.yaml, postgresql.maxConnections).
+  opts="-p $FLOWBOARD_PG_PORT -k $dir -c listen_addresses=$INFRA_HOST -c max_connections=200"
   # Throw-away clusters skip durability; the npm start cluster keeps PostgreSQL's safe defaults.
   [ "$EPHEMERAL" = 1 ] && opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
   log "postgres: starting on $INFRA_HOST:$FLOWBOARD_PG_PORT"

@@ -7,7 +7,7 @@ import {
   type Logger,
   type MetricsRegistry,
 } from '@flowboard/service-kit';
-import { ensureTopics } from './kafka';
+import { ensureTopics, type TopicSettings } from './kafka';
 
 export interface IncomingMessage {
   topic: string;
@@ -40,6 +40,30 @@ export interface EventConsumerOptions {
   retryDelayMs?: (attempt: number) => number;
   /** Gets `flowboard_kafka_consumer_lag` by group, topic and partition, and `flowboard_kafka_consumer_joined`. */
   metrics?: MetricsRegistry;
+  /** How its topics and dead-letter topic are made at start (ensureTopics); default: created, 3 partitions. */
+  topicSettings?: TopicSettings;
+}
+
+/** A lag series: its labels as the gauge has them. */
+type LagLabels = { group: string; topic: string; partition: string };
+
+/**
+ * The lag series of `group` for partitions not in `assignment` (topic → partitions, as kafkajs' GROUP_JOIN gives
+ * it): after a rebalance this process no longer consumes them, so their last values would only go stale.
+ */
+export function staleLagSeries(
+  series: Array<{ labels: Partial<Record<string, string | number>> }>,
+  group: string,
+  assignment: Record<string, number[]>,
+): LagLabels[] {
+  const held = new Set(Object.entries(assignment).flatMap(([t, ps]) => ps.map((p) => `${t}/${p}`)));
+  return series
+    .map(({ labels }) => ({
+      group: String(labels.group),
+      topic: String(labels.topic),
+      partition: String(labels.partition),
+    }))
+    .filter((l) => l.group === group && !held.has(`${l.topic}/${l.partition}`));
 }
 
 /** 500 ms, doubling, at most `maxMs` (default 30 s), with ±20 % jitter so replicas do not retry in step. */
@@ -86,6 +110,8 @@ export class EventConsumer {
    */
   readonly ended = new Promise<unknown>((resolve) => (this.endedWith = resolve));
   private readonly lag: ((topic: string, partition: number, lag: number) => void) | undefined;
+  /** Drops the lag series of partitions this process no longer holds (the gauge is shared by its members). */
+  private readonly forgetLag: (assignment: Record<string, number[]>) => Promise<void> = async () => undefined;
   private readonly showJoined: (member: boolean) => void = () => undefined;
 
   constructor(private readonly options: EventConsumerOptions) {
@@ -97,6 +123,10 @@ export class EventConsumer {
       });
       this.lag = (topic, partition, lag) =>
         lagGauge.set({ group: options.groupId, topic, partition: String(partition) }, Math.max(0, lag));
+      this.forgetLag = async (assignment) => {
+        for (const labels of staleLagSeries((await lagGauge.get()).values, options.groupId, assignment))
+          lagGauge.remove(labels);
+      };
       // Lag shows a partition behind; this shows a consumer that is not consuming at all (alert on 0 for long).
       const joinedGauge = gauge(options.metrics, {
         name: 'flowboard_kafka_consumer_joined',
@@ -110,15 +140,25 @@ export class EventConsumer {
     this.retryDelayMs = options.retryDelayMs ?? exponentialBackoff();
     this.consumer = options.kafka.consumer({
       groupId: options.groupId,
+      // kafkajs' default (true) lets a broker with auto.create.topics.enable make a missing topic with its own
+      // defaults when we subscribe: topics are made by ensureTopics, with our settings, or not at all.
+      allowAutoTopicCreation: false,
       retry: { retries: 10, maxRetryTime: 5_000 },
       // A paused partition is fetched again only after the fetch in flight returns: keep that long poll short
       // (default 5 s), so a retry runs close to its back-off.
       maxWaitTimeInMs: 1_000,
     });
-    this.dlq = options.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    this.dlq = options.kafka.producer({
+      createPartitioner: Partitioners.DefaultPartitioner,
+      allowAutoTopicCreation: false, // the dead-letter topic is ensured at start, like the others
+    });
     const { GROUP_JOIN, CRASH, DISCONNECT, STOP } = this.consumer.events;
-    this.consumer.on(GROUP_JOIN, () => {
+    this.consumer.on(GROUP_JOIN, (e) => {
       this.setMember(true);
+      // Partitions that went to another member keep no series here (the new owner reports them).
+      this.forgetLag(e.payload.memberAssignment).catch((err: unknown) =>
+        options.logger.warn({ err }, 'could not drop the lag of partitions no longer held'),
+      );
       // A rebalance starts every partition again from its committed offset (the failed message): resume what
       // we held back, so a partition assigned to us again is not left paused with no timer.
       for (const backoff of this.backoffs.values()) {
@@ -153,7 +193,10 @@ export class EventConsumer {
   }
 
   async start(): Promise<void> {
-    await ensureTopics(this.options.kafka, [...this.options.topics, this.deadLetterTopic]);
+    await ensureTopics(this.options.kafka, [...this.options.topics, this.deadLetterTopic], {
+      ...this.options.topicSettings,
+      logger: this.options.logger,
+    });
     await this.dlq.connect();
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: this.options.topics, fromBeginning: true });

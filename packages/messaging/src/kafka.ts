@@ -21,16 +21,111 @@ export function createKafka(options: { brokers: string[]; clientId: string; logg
   });
 }
 
-/** Creates topics that do not exist yet (idempotent); run at start by producers and consumers. */
-export async function ensureTopics(kafka: Kafka, topics: string[]): Promise<void> {
+/**
+ * How a service makes the topics it needs (its KAFKA_TOPIC_PARTITIONS, KAFKA_TOPIC_REPLICATION and
+ * KAFKA_CREATE_TOPICS). Every field optional: the defaults are what services did before they were settings.
+ */
+export interface TopicSettings {
+  /** Partitions of a topic the service creates (default 3): a consumer group uses at most that many replicas. */
+  partitions?: number;
+  /** Replication factor of a topic the service creates; -1 (default): the broker's default.replication.factor. */
+  replicationFactor?: number;
+  /**
+   * false: never create a topic (the operator pre-creates them: docs/operations.md "Kafka topics"); a topic that
+   * does not exist is then an error naming it. Default true.
+   */
+  create?: boolean;
+}
+
+export const DEFAULT_TOPIC_PARTITIONS = 3;
+/** kafkajs' and Kafka's "the broker's default.replication.factor". */
+export const BROKER_DEFAULT_REPLICATION = -1;
+
+/** The topic settings from a service's configuration (the same three variables in every service using Kafka). */
+export function topicSettings(config: {
+  KAFKA_TOPIC_PARTITIONS: number;
+  KAFKA_TOPIC_REPLICATION: number;
+  KAFKA_CREATE_TOPICS: boolean;
+}): Required<TopicSettings> {
+  return {
+    partitions: config.KAFKA_TOPIC_PARTITIONS,
+    replicationFactor: config.KAFKA_TOPIC_REPLICATION,
+    create: config.KAFKA_CREATE_TOPICS,
+  };
+}
+
+/** Topics a service needs that do not exist while it may not create them (KAFKA_CREATE_TOPICS=false). */
+export class MissingTopicsError extends Error {
+  constructor(readonly topics: string[]) {
+    const one = topics.length === 1;
+    super(
+      `Kafka topic${one ? '' : 's'} ${topics.join(', ')} ${one ? 'does' : 'do'} not exist and KAFKA_CREATE_TOPICS is ` +
+        `false: create ${one ? 'it' : 'them'} (docs/operations.md, "Kafka topics"), or let the services create topics`,
+    );
+    this.name = 'MissingTopicsError';
+  }
+}
+
+export interface TopicPlan {
+  /** To create now (missing, and creating is allowed). */
+  create: string[];
+  /** Missing, and creating is not allowed: an error. */
+  missing: string[];
+  /** Existing with fewer partitions than configured: consumers beyond that count idle. */
+  fewerPartitions: Array<{ topic: string; partitions: number }>;
+}
+
+/** What ensureTopics does with the topics a service needs, given those that exist (name → partition count). */
+export function planTopics(
+  wanted: string[],
+  existing: ReadonlyMap<string, number>,
+  settings: TopicSettings = {},
+): TopicPlan {
+  const { partitions = DEFAULT_TOPIC_PARTITIONS, create = true } = settings;
+  const absent = [...new Set(wanted)].filter((t) => !existing.has(t));
+  const fewerPartitions = [...new Set(wanted)]
+    .filter((t) => existing.has(t) && existing.get(t)! < partitions)
+    .map((topic) => ({ topic, partitions: existing.get(topic)! }));
+  return create
+    ? { create: absent, missing: [], fewerPartitions }
+    : { create: [], missing: absent, fewerPartitions };
+}
+
+/**
+ * Creates the topics that do not exist yet (idempotent), with the settings' partitions and replication; run by
+ * consumers at start and by the outbox relays' publisher before a topic's first publish. With `create: false` it
+ * creates nothing and throws MissingTopicsError naming the topics that are not there (rather than leaving the
+ * client retrying "This server does not host this topic-partition"). An existing topic with fewer partitions than
+ * configured is left as it is (adding partitions moves keys to other partitions, so their order is only kept
+ * from then on: the operator's call), with a warning when a logger is given.
+ */
+export async function ensureTopics(
+  kafka: Kafka,
+  topics: string[],
+  options: TopicSettings & { logger?: Logger } = {},
+): Promise<void> {
+  const { partitions = DEFAULT_TOPIC_PARTITIONS, replicationFactor = BROKER_DEFAULT_REPLICATION } = options;
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(t));
-    if (missing.length) {
+    const names = new Set(await admin.listTopics());
+    const present = topics.filter((t) => names.has(t));
+    const existing = new Map<string, number>(present.map((t) => [t, partitions]));
+    if (present.length) {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics: present });
+      for (const t of metadata) if (existing.has(t.name)) existing.set(t.name, t.partitions.length);
+    }
+    const plan = planTopics(topics, existing, options);
+    for (const { topic, partitions: has } of plan.fewerPartitions) {
+      options.logger?.warn(
+        { topic, partitions: has, configured: partitions },
+        'topic has fewer partitions than KAFKA_TOPIC_PARTITIONS: consumers beyond its partitions stay idle (docs/operations.md, "Kafka topics")',
+      );
+    }
+    if (plan.missing.length) throw new MissingTopicsError(plan.missing);
+    if (plan.create.length) {
       await admin.createTopics({
-        topics: missing.map((topic) => ({ topic, numPartitions: 3 })),
+        topics: plan.create.map((topic) => ({ topic, numPartitions: partitions, replicationFactor })),
         waitForLeaders: true,
       });
     }

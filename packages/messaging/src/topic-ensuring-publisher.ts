@@ -1,5 +1,6 @@
 import type { Kafka } from 'kafkajs';
-import { ensureTopics } from './kafka';
+import type { Logger } from '@flowboard/service-kit';
+import { ensureTopics, type TopicSettings } from './kafka';
 import { KafkaPublisher, type OutgoingMessage, type Publisher } from './publisher';
 
 /**
@@ -60,7 +61,11 @@ export class TopicEnsuringPublisher implements Publisher {
 
 /**
  * The outbox relays' publisher: Kafka is never needed to start or to answer a call, so topics are ensured on the
- * first publish to each (with our partition count), not at start-up.
+ * first publish to each (with the settings' partitions and replication), not at start-up. With `create: false` a
+ * missing topic fails that publish with MissingTopicsError naming it (the relay logs it and retries).
  */
-export const createLazyTopicPublisher = (kafka: Kafka): TopicEnsuringPublisher =>
-  new TopicEnsuringPublisher(new KafkaPublisher(kafka), (topics) => ensureTopics(kafka, topics));
+export const createLazyTopicPublisher = (
+  kafka: Kafka,
+  settings: TopicSettings & { logger?: Logger } = {},
+): TopicEnsuringPublisher =>
+  new TopicEnsuringPublisher(new KafkaPublisher(kafka), (topics) => ensureTopics(kafka, topics, settings));

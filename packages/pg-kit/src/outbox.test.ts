@@ -1,6 +1,13 @@
 import { installInMemoryTracing, traceparent, type InMemoryTracing } from '@flowboard/testing';
-import { inSpan, runWithContext, SpanKind } from '@flowboard/service-kit';
-import { enqueueOutbox, startPublishSpan } from './outbox';
+import type pg from 'pg';
+import {
+  createLogger,
+  createMetricsRegistry,
+  inSpan,
+  runWithContext,
+  SpanKind,
+} from '@flowboard/service-kit';
+import { enqueueOutbox, OutboxRelay, readPending, startPublishSpan } from './outbox';
 import type { Queryable } from './pool';
 
 let tracing: InMemoryTracing;
@@ -78,5 +85,53 @@ describe('trace context through the outbox', () => {
       traceparent: traceparent('4bf92f3577b34da6a3ce929d0e0e4736', published!.spanContext().spanId),
     });
     expect(stored.traceparent).toContain('00f067aa0ba902b7'); // the row's own value is untouched
+  });
+});
+
+describe("the outbox's pending rows at scrape time", () => {
+  /** A pool answering the pending read with `row`, recording the statements. */
+  function fakePool(row: { n: number; oldest: number | null }) {
+    const statements: string[] = [];
+    const pool = {
+      query: async (sql: string) => {
+        statements.push(sql.replace(/\s+/g, ' ').trim());
+        return { rows: [row] };
+      },
+    } as unknown as pg.Pool;
+    return { pool, statements };
+  }
+
+  it('reads how many rows wait and the age of the oldest, over the unpublished rows only', async () => {
+    const { pool, statements } = fakePool({ n: 4, oldest: 12.5 });
+    await expect(readPending(pool, '"boards".outbox')).resolves.toEqual({ count: 4, oldestSeconds: 12.5 });
+    expect(statements).toEqual([
+      'SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest ' +
+        'FROM "boards".outbox WHERE published_at IS NULL',
+    ]);
+    // An empty outbox: min() is null, coalesced to 0 (and never negative when clocks disagree).
+    await expect(readPending(fakePool({ n: 0, oldest: 0 }).pool, 't')).resolves.toEqual({
+      count: 0,
+      oldestSeconds: 0,
+    });
+    await expect(readPending(fakePool({ n: 1, oldest: -0.2 }).pool, 't')).resolves.toEqual({
+      count: 1,
+      oldestSeconds: 0,
+    });
+  });
+
+  it('exports flowboard_outbox_backlog and flowboard_outbox_oldest_seconds from one query per scrape', async () => {
+    const { pool, statements } = fakePool({ n: 7, oldest: 93.25 });
+    const metrics = createMetricsRegistry('boards');
+    new OutboxRelay({
+      pool,
+      schema: 'boards',
+      publisher: { publish: async () => undefined },
+      logger: createLogger('test', 'silent'),
+      metrics,
+    });
+    const text = await metrics.metrics();
+    expect(text).toMatch(/^flowboard_outbox_backlog\{service="boards"\} 7$/m);
+    expect(text).toMatch(/^flowboard_outbox_oldest_seconds\{service="boards"\} 93\.25$/m);
+    expect(statements).toHaveLength(1);
   });
 });

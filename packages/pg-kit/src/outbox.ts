@@ -6,7 +6,7 @@ import {
   currentContext,
   extractTraceContext,
   failSpan,
-  gauge,
+  gaugesOfOneRead,
   injectTraceContext,
   settlesWithin,
   SHUTDOWN_STEP_TIMEOUT_MS,
@@ -102,7 +102,8 @@ export interface OutboxRelayOptions {
   /** How often the relay deletes the published rows older than `retentionMs` (default a minute); 0: never. */
   pruneIntervalMs?: number;
   /**
-   * Gets `flowboard_outbox_backlog` (rows not yet published, counted at scrape time) and
+   * Gets `flowboard_outbox_backlog` (rows not yet published, counted at scrape time),
+   * `flowboard_outbox_oldest_seconds` (the oldest of them's wait, read by the same query) and
    * `flowboard_outbox_pruned_total`.
    */
   metrics?: MetricsRegistry;
@@ -162,23 +163,29 @@ export class OutboxRelay {
     }
   }
 
+  /**
+   * `flowboard_outbox_backlog` and `flowboard_outbox_oldest_seconds`, read at scrape time by one query over the
+   * partial index outbox_pending (it holds exactly the unpublished rows, with their created_at: an index-only scan),
+   * which both gauges share: the registry collects them together, and a scrape runs it once.
+   */
   private observeBacklog(registry: MetricsRegistry): void {
     const { pool, logger } = this.options;
-    const table = this.table;
-    gauge(registry, {
-      name: 'flowboard_outbox_backlog',
-      help: 'Outbox events committed but not yet published to Kafka',
-      async collect() {
-        // The partial index outbox_pending holds exactly these rows. A failed count keeps the last value.
-        try {
-          const { rows } = await pool.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM ${table} WHERE published_at IS NULL`,
-          );
-          this.set(rows[0]?.n ?? 0);
-        } catch (err) {
-          logger.warn({ err }, 'could not count the outbox backlog');
-        }
-      },
+    gaugesOfOneRead(registry, {
+      read: () => readPending(pool, this.table),
+      // The gauges keep their last values.
+      onError: (err) => logger.warn({ err }, 'could not count the outbox backlog'),
+      gauges: [
+        {
+          name: 'flowboard_outbox_backlog',
+          help: 'Outbox events committed but not yet published to Kafka',
+          value: (pending) => pending.count,
+        },
+        {
+          name: 'flowboard_outbox_oldest_seconds',
+          help: 'How long the oldest outbox event not yet published to Kafka has waited since it was written (0: none waits)',
+          value: (pending) => pending.oldestSeconds,
+        },
+      ],
     });
   }
 
@@ -333,6 +340,19 @@ export class OutboxRelay {
       client.release();
     }
   }
+}
+
+/** The outbox's unpublished rows: how many, and the age of the oldest (seconds, 0 when there is none). */
+export async function readPending(
+  db: Queryable,
+  table: string,
+): Promise<{ count: number; oldestSeconds: number }> {
+  const { rows } = await db.query<{ n: number; oldest: number }>(
+    `SELECT count(*)::int AS n,
+            coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest
+       FROM ${table} WHERE published_at IS NULL`,
+  );
+  return { count: rows[0]?.n ?? 0, oldestSeconds: Math.max(0, rows[0]?.oldest ?? 0) };
 }
 
 function groupByTopic(rows: OutboxRow[]): Map<string, OutboxRow[]> {

@@ -30,3 +30,59 @@ describe('loadConfig', () => {
     expect(problems).toMatch(/KAFKA_BROKERS/);
   });
 });
+
+describe('the shared variables: pool size and topic settings', () => {
+  const shared = z.object({
+    DATABASE_POOL_SIZE: env.poolSize(),
+    KAFKA_TOPIC_PARTITIONS: env.topicPartitions(),
+    KAFKA_TOPIC_REPLICATION: env.topicReplication(),
+    KAFKA_CREATE_TOPICS: env.bool(true),
+  });
+  const problemsWith = (vars: Record<string, string>) => {
+    try {
+      loadConfig(shared, vars);
+      return [];
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      return err.problems;
+    }
+  };
+
+  it('defaults to a pool of 10, 3 partitions, the broker default replication, and creating topics (as before)', () => {
+    expect(loadConfig(shared, {})).toEqual({
+      DATABASE_POOL_SIZE: 10,
+      KAFKA_TOPIC_PARTITIONS: 3,
+      KAFKA_TOPIC_REPLICATION: -1,
+      KAFKA_CREATE_TOPICS: true,
+    });
+    expect(
+      loadConfig(shared, {
+        DATABASE_POOL_SIZE: '100',
+        KAFKA_TOPIC_PARTITIONS: '12',
+        KAFKA_TOPIC_REPLICATION: '3',
+        KAFKA_CREATE_TOPICS: 'false',
+      }),
+    ).toEqual({
+      DATABASE_POOL_SIZE: 100,
+      KAFKA_TOPIC_PARTITIONS: 12,
+      KAFKA_TOPIC_REPLICATION: 3,
+      KAFKA_CREATE_TOPICS: false,
+    });
+  });
+
+  it.each(['0', '101', '-5', '2.5', 'ten', ''])('refuses a pool size of %j, naming the variable', (bad) => {
+    expect(problemsWith({ DATABASE_POOL_SIZE: bad })).toEqual([
+      expect.stringMatching(/^DATABASE_POOL_SIZE: /),
+    ]);
+  });
+
+  it('refuses 0 partitions, a replication factor of 0 and a switch that is not a boolean, naming each', () => {
+    expect(
+      problemsWith({ KAFKA_TOPIC_PARTITIONS: '0', KAFKA_TOPIC_REPLICATION: '0', KAFKA_CREATE_TOPICS: 'no' }),
+    ).toEqual([
+      expect.stringMatching(/^KAFKA_TOPIC_PARTITIONS: /),
+      expect.stringMatching(/^KAFKA_TOPIC_REPLICATION: must be -1 \(the broker default\) or at least 1/),
+      expect.stringMatching(/^KAFKA_CREATE_TOPICS: /),
+    ]);
+  });
+});

@@ -43,6 +43,24 @@ export const env = {
       .default(fallback ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * DATABASE_POOL_SIZE: PostgreSQL connections per process (pg-kit's pool `max`), 1-100. Replicas × this must fit
+   * the server's max_connections; the chart checks it (docs/operations.md, "Connection budget").
+   */
+  poolSize: () => z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * KAFKA_TOPIC_PARTITIONS: the partitions of the topics a service creates when missing (a consumer group uses at
+   * most that many replicas; docs/operations.md, "Kafka topics").
+   */
+  topicPartitions: () => z.coerce.number().int().min(1).max(1000).default(3),
+  /** KAFKA_TOPIC_REPLICATION: their replication factor; -1 is the broker's default.replication.factor. */
+  topicReplication: () =>
+    z.coerce
+      .number()
+      .int()
+      .min(-1)
+      .refine((n) => n !== 0, 'must be -1 (the broker default) or at least 1')
+      .default(-1),
 };
 
 /** For entry points: parse, or print every problem (no stack trace) and exit 1. */

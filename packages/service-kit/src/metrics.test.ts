@@ -1,4 +1,11 @@
-import { createMetricsRegistry, counter, observePool, requestInstruments } from './metrics';
+import {
+  createMetricsRegistry,
+  counter,
+  gaugesOfOneRead,
+  observePool,
+  requestInstruments,
+  sharedRead,
+} from './metrics';
 
 describe('metrics registry', () => {
   it('labels every sample with the service and has the default process metrics', async () => {
@@ -26,5 +33,50 @@ describe('metrics registry', () => {
     const names = { total: 'r_total', seconds: 'r_seconds', what: 'r' };
     requestInstruments(registry, names, ['route']);
     expect(() => requestInstruments(registry, names, ['route'])).not.toThrow();
+  });
+});
+
+describe('gauges of one read', () => {
+  it('sharedRead runs one read for calls within its window, and a new one after it', async () => {
+    let t = 0;
+    const read = jest.fn(async () => t);
+    const shared = sharedRead(read, 1_000, () => t);
+    await expect(Promise.all([shared(), shared()])).resolves.toEqual([0, 0]);
+    t = 900;
+    await expect(shared()).resolves.toBe(0);
+    t = 1_001;
+    await expect(shared()).resolves.toBe(1_001);
+    expect(read).toHaveBeenCalledTimes(2);
+  });
+
+  it('gives each gauge its value from one read per scrape; a failed read keeps the last values and is reported once', async () => {
+    const registry = createMetricsRegistry('boards');
+    let backlog: { count: number; age: number } | Error = { count: 7, age: 93.25 };
+    const read = jest.fn(async () => {
+      if (backlog instanceof Error) throw backlog;
+      return backlog;
+    });
+    const errors: unknown[] = [];
+    gaugesOfOneRead(registry, {
+      read,
+      onError: (err) => errors.push(err),
+      reuseMs: 0,
+      gauges: [
+        { name: 'test_backlog', help: 'h', value: (r) => r.count },
+        { name: 'test_oldest_seconds', help: 'h', value: (r) => r.age },
+      ],
+    });
+    const scrape = async () => {
+      const text = await registry.metrics();
+      return [/^test_backlog\{[^}]*\} (\S+)$/m, /^test_oldest_seconds\{[^}]*\} (\S+)$/m].map(
+        (re) => text.match(re)?.[1],
+      );
+    };
+    expect(await scrape()).toEqual(['7', '93.25']);
+    expect(read).toHaveBeenCalledTimes(1);
+    backlog = new Error('database down');
+    expect(await scrape()).toEqual(['7', '93.25']);
+    expect(read).toHaveBeenCalledTimes(2);
+    expect(errors).toEqual([backlog]);
   });
 });

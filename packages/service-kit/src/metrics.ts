@@ -51,6 +51,56 @@ export function gauge<L extends string>(
   return instrument(registry, config.name, () => new Gauge({ ...config, registers: [registry] }));
 }
 
+/**
+ * Gauges whose values come from one read at scrape time (a backlog's size and its oldest entry's age from one
+ * query): the gauges of one scrape share the read, which runs again once `reuseMs` have passed. A failed read
+ * keeps every gauge's last value and reaches `onError` once.
+ */
+export function gaugesOfOneRead<R>(
+  registry: MetricsRegistry,
+  options: {
+    read: () => Promise<R>;
+    onError: (err: unknown) => void;
+    gauges: { name: string; help: string; value: (result: R) => number }[];
+    reuseMs?: number;
+  },
+): void {
+  const read = sharedRead(async () => {
+    try {
+      return { ok: true as const, result: await options.read() };
+    } catch (err) {
+      options.onError(err);
+      return { ok: false as const };
+    }
+  }, options.reuseMs);
+  for (const { name, help, value } of options.gauges)
+    gauge(registry, {
+      name,
+      help,
+      async collect() {
+        const outcome = await read();
+        if (outcome.ok) this.set(value(outcome.result));
+      },
+    });
+}
+
+/**
+ * One read for callers that come while it runs or within `reuseMs` of its start (the gauges of one scrape): the
+ * first call runs it, the others get its result (or its failure).
+ */
+export function sharedRead<T>(read: () => Promise<T>, reuseMs = 1_000, now = Date.now): () => Promise<T> {
+  let last: { at: number; result: Promise<T>; settled: boolean } | undefined;
+  return () => {
+    if (!last || (last.settled && now() - last.at >= reuseMs)) {
+      const started = { at: now(), result: read(), settled: false };
+      const settle = () => (started.settled = true);
+      started.result.then(settle, settle);
+      last = started;
+    }
+    return last.result;
+  };
+}
+
 export function histogram<L extends string>(
   registry: MetricsRegistry,
   config: Omit<HistogramConfiguration<L>, 'registers'>,

@@ -1,5 +1,10 @@
 import { projectDeletedV1 } from '@flowboard/events';
-import { BackgroundConsumer, createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
+import {
+  BackgroundConsumer,
+  createKafka,
+  createLazyTopicPublisher,
+  topicSettings,
+} from '@flowboard/messaging';
 import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
 import {
   BOARDS_LEGACY_SERVICE,
@@ -76,6 +81,7 @@ export function createApp(
     connectionString: config.DATABASE_URL,
     schema: config.DB_SCHEMA,
     applicationName: 'boards',
+    max: config.DATABASE_POOL_SIZE,
   });
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
   const metrics = createMetricsRegistry('boards');
@@ -102,7 +108,7 @@ export function createApp(
   });
 
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'boards', logger });
-  const publisher = createLazyTopicPublisher(kafka);
+  const publisher = createLazyTopicPublisher(kafka, { ...topicSettings(config), logger });
   const relay = new OutboxRelay({
     pool,
     schema: config.DB_SCHEMA,
@@ -120,6 +126,7 @@ export function createApp(
           kafka,
           groupId,
           topics: [projectDeletedV1.topic],
+          topicSettings: topicSettings(config),
           logger,
           metrics,
           handle: createProjectDeletedHandler({ deleteProjectBoard: makeDeleteProjectBoard(store), logger }),

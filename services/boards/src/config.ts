@@ -11,11 +11,17 @@ export const configSchema = z.object({
   METRICS_PORT: env.port(9103),
   DATABASE_URL: env.url(),
   DB_SCHEMA: schemaName().default('boards'),
+  /** Connections per process: the chart checks replicas × this against the server's (operations.md). */
+  DATABASE_POOL_SIZE: env.poolSize(),
   /**
    * Publishes `boards.story-deleted.v1` and `flowboard.resource-changed.v1` (outbox relay) and consumes
    * `membership.project-deleted.v1`.
    */
   KAFKA_BROKERS: env.list(),
+  /** The topics it creates when missing, or not at all (docs/operations.md, "Kafka topics"). */
+  KAFKA_TOPIC_PARTITIONS: env.topicPartitions(),
+  KAFKA_TOPIC_REPLICATION: env.topicReplication(),
+  KAFKA_CREATE_TOPICS: env.bool(true),
   /** How often the outbox relay looks for unpublished events (it is also woken after each write with events). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   /** Published outbox events older than this are deleted (Kafka has them); checked every minute. */

@@ -1,5 +1,10 @@
 import type http from 'node:http';
-import { BackgroundConsumer, createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
+import {
+  BackgroundConsumer,
+  createKafka,
+  createLazyTopicPublisher,
+  topicSettings,
+} from '@flowboard/messaging';
 import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
 import { loadFilesProto } from '@flowboard/proto';
 import {
@@ -65,6 +70,7 @@ export function createApp(
     connectionString: config.DATABASE_URL,
     schema: config.DB_SCHEMA,
     applicationName: 'files',
+    max: config.DATABASE_POOL_SIZE,
   });
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
   const attachments = attachmentRepository(pool, config.DB_SCHEMA);
@@ -72,7 +78,7 @@ export function createApp(
   const metrics = createMetricsRegistry('files');
   observePool(metrics, pool);
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'files', logger });
-  const publisher = createLazyTopicPublisher(kafka);
+  const publisher = createLazyTopicPublisher(kafka, { ...topicSettings(config), logger });
   const relay = new OutboxRelay({
     pool,
     schema: config.DB_SCHEMA,
@@ -156,6 +162,7 @@ export function createApp(
     kafka,
     groupId: config.KAFKA_GROUP_ID,
     topics: DELETION_TOPICS,
+    topicSettings: topicSettings(config),
     logger,
     metrics,
     handle,

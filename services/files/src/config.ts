@@ -13,6 +13,8 @@ export const configSchema = z.object({
   METRICS_PORT: env.port(9104),
   DATABASE_URL: env.url(),
   DB_SCHEMA: schemaName().default('files'),
+  /** Connections per process: the chart checks replicas × this against the server's (operations.md). */
+  DATABASE_POOL_SIZE: env.poolSize(),
   S3_ENDPOINT: env.url().default('http://127.0.0.1:29000'),
   S3_REGION: z.string().min(1).default('us-east-1'),
   S3_ACCESS_KEY: z.string().min(1),
@@ -26,6 +28,10 @@ export const configSchema = z.object({
   /** Deletion events (project, story) are consumed from here; attachment changes are published to it. */
   KAFKA_BROKERS: env.list(),
   KAFKA_GROUP_ID: z.string().min(1).default('files'),
+  /** The topics it creates when missing, or not at all (docs/operations.md, "Kafka topics"). */
+  KAFKA_TOPIC_PARTITIONS: env.topicPartitions(),
+  KAFKA_TOPIC_REPLICATION: env.topicReplication(),
+  KAFKA_CREATE_TOPICS: env.bool(true),
   /** How often the outbox relay looks for unpublished events (it is also woken after each write with events). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   /** Published outbox events older than this are deleted (Kafka has them); checked every minute. */

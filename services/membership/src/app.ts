@@ -1,4 +1,4 @@
-import { createKafka, createLazyTopicPublisher } from '@flowboard/messaging';
+import { createKafka, createLazyTopicPublisher, topicSettings } from '@flowboard/messaging';
 import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
 import { loadMembershipProto } from '@flowboard/proto';
 import {
@@ -49,6 +49,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
     connectionString: config.DATABASE_URL,
     schema: config.DB_SCHEMA,
     applicationName: 'membership',
+    max: config.DATABASE_POOL_SIZE,
   });
   pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL client failed'));
   const metrics = createMetricsRegistry('membership');
@@ -60,7 +61,7 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
   });
 
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'membership', logger });
-  const publisher = createLazyTopicPublisher(kafka);
+  const publisher = createLazyTopicPublisher(kafka, { ...topicSettings(config), logger });
   const relay = new OutboxRelay({
     pool,
     schema: config.DB_SCHEMA,

@@ -12,7 +12,13 @@ export const configSchema = z.object({
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')
     .default('membership'),
+  /** Connections per process: the chart checks replicas × this against the server's (operations.md). */
+  DATABASE_POOL_SIZE: env.poolSize(),
   KAFKA_BROKERS: env.list(),
+  /** The topics it creates when missing, or not at all (docs/operations.md, "Kafka topics"). */
+  KAFKA_TOPIC_PARTITIONS: env.topicPartitions(),
+  KAFKA_TOPIC_REPLICATION: env.topicReplication(),
+  KAFKA_CREATE_TOPICS: env.bool(true),
   /** Sign-up (POST /api/v1/users) can be switched off; the RPC then answers NOT_FOUND. */
   SIGNUP_ENABLED: env.bool(true),
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { inviteCreatedV1 } from '@flowboard/events';
-import { BackgroundConsumer, createKafka } from '@flowboard/messaging';
+import { BackgroundConsumer, createKafka, topicSettings } from '@flowboard/messaging';
 import {
   closeServer,
   createHealthServer,
@@ -82,6 +82,7 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
     kafka,
     groupId: config.KAFKA_GROUP_ID,
     topics: [inviteCreatedV1.topic],
+    topicSettings: topicSettings(config),
     logger,
     metrics,
     handle,

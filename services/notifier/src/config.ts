@@ -13,6 +13,10 @@ export const configSchema = z.object({
   KAFKA_BROKERS: env.list(),
   /** The consumer group; its dead letters go to `<group>-dlq`. */
   KAFKA_GROUP_ID: z.string().min(1).default(CONSUMER_GROUP),
+  /** The topics it creates when missing, or not at all (docs/operations.md, "Kafka topics"). */
+  KAFKA_TOPIC_PARTITIONS: env.topicPartitions(),
+  KAFKA_TOPIC_REPLICATION: env.topicReplication(),
+  KAFKA_CREATE_TOPICS: env.bool(true),
   REDIS_URL: env.url(),
   /** `smtp://host:port`, optionally `smtp://user:pass@host:port` (percent-encoded). Plain SMTP, no TLS. */
   SMTP_URL: env.url().refine((url) => /^smtp:\/\//i.test(url), 'must be an smtp:// URL'),

@@ -1,4 +1,4 @@
-import { BackgroundConsumer, createKafka } from '@flowboard/messaging';
+import { BackgroundConsumer, createKafka, topicSettings } from '@flowboard/messaging';
 import { createPool, type Pool } from '@flowboard/pg-kit';
 import { loadWebhooksProto } from '@flowboard/proto';
 import {
@@ -6,7 +6,7 @@ import {
   createGrpcServer,
   createLogger,
   createMetricsRegistry,
-  gauge,
+  gaugesOfOneRead,
   histogram,
   metricsEndpoint,
   observePool,
@@ -72,6 +72,7 @@ export function createApp(
     connectionString: config.DATABASE_URL,
     schema: config.DB_SCHEMA,
     applicationName: 'webhooks',
+    max: config.DATABASE_POOL_SIZE,
   });
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client failed'));
   const webhooks = webhookRepository(pool, config.SECRET_ENCRYPTION_KEY);
@@ -159,6 +160,7 @@ export function createApp(
     kafka,
     groupId: config.KAFKA_GROUP_ID,
     topics: WEBHOOK_TOPICS,
+    topicSettings: topicSettings(config),
     logger,
     metrics,
     handle: createResourceEventsHandler({
@@ -213,37 +215,28 @@ export function createApp(
  * backlog or an old due delivery means the dispatchers do not keep up (or receivers are down).
  */
 function observeBacklog(registry: MetricsRegistry, pool: Pool, logger: Logger): void {
-  let last: Promise<{ pending: number; overdue: number }> | undefined;
-  const read = () =>
-    (last ??= pool
-      .query<{ pending: number; overdue: number }>(
-        `SELECT count(*)::int AS pending,
-                coalesce(extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now())), 0)::float8
-                  AS overdue
-         FROM deliveries WHERE status = 'pending'`,
-      )
-      .then((result) => result.rows[0]!)
-      .finally(() => setImmediate(() => (last = undefined))));
-  gauge(registry, {
-    name: 'flowboard_webhook_deliveries_pending',
-    help: 'Webhook deliveries waiting for an attempt or a retry',
-    async collect() {
-      try {
-        this.set((await read()).pending);
-      } catch (err) {
-        logger.warn({ err }, 'could not read the webhook backlog'); // the last value stays
-      }
-    },
-  });
-  gauge(registry, {
-    name: 'flowboard_webhook_oldest_due_seconds',
-    help: 'How long the oldest due webhook delivery has waited past its time',
-    async collect() {
-      try {
-        this.set((await read()).overdue);
-      } catch {
-        // reported by the gauge above
-      }
-    },
+  gaugesOfOneRead(registry, {
+    read: async () =>
+      (
+        await pool.query<{ pending: number; overdue: number }>(
+          `SELECT count(*)::int AS pending,
+                  coalesce(extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now())), 0)::float8
+                    AS overdue
+           FROM deliveries WHERE status = 'pending'`,
+        )
+      ).rows[0]!,
+    onError: (err) => logger.warn({ err }, 'could not read the webhook backlog'), // the last values stay
+    gauges: [
+      {
+        name: 'flowboard_webhook_deliveries_pending',
+        help: 'Webhook deliveries waiting for an attempt or a retry',
+        value: (backlog) => backlog.pending,
+      },
+      {
+        name: 'flowboard_webhook_oldest_due_seconds',
+        help: 'How long the oldest due webhook delivery has waited past its time',
+        value: (backlog) => backlog.overdue,
+      },
+    ],
   });
 }

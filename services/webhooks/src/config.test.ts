@@ -58,4 +58,14 @@ describe('config', () => {
       /SECRET_ENCRYPTION_KEY/,
     );
   });
+
+  it('sizes the PostgreSQL pool: 10 by default, 1-100 whole numbers only', () => {
+    expect(loadWebhooksConfig(required).DATABASE_POOL_SIZE).toBe(10);
+    expect(loadWebhooksConfig({ ...required, DATABASE_POOL_SIZE: '25' }).DATABASE_POOL_SIZE).toBe(25);
+    for (const bad of ['0', '101', '2.5', 'ten']) {
+      expect(() => loadWebhooksConfig({ ...required, DATABASE_POOL_SIZE: bad })).toThrow(
+        /DATABASE_POOL_SIZE: /,
+      );
+    }
+  });
 });

@@ -15,6 +15,8 @@ export const configSchema = z
     METRICS_PORT: env.port(9106),
     DATABASE_URL: env.url(),
     DB_SCHEMA: schemaName().default('webhooks'),
+    /** Connections per process: the chart checks replicas × this against the server's (operations.md). */
+    DATABASE_POOL_SIZE: env.poolSize(),
     /** membership, for the names a payload shows (project, users): one call per event rendered. */
     MEMBERSHIP_ADDR: env.grpcAddress(),
     /** Deadline of each call to membership. */
@@ -23,6 +25,10 @@ export const configSchema = z
     KAFKA_BROKERS: env.list(),
     /** Its own group: webhook traffic never holds back another consumer. Dead letters go to `<group>-dlq`. */
     KAFKA_GROUP_ID: z.string().min(1).default('webhooks'),
+    /** The topics it creates when missing, or not at all (docs/operations.md, "Kafka topics"). */
+    KAFKA_TOPIC_PARTITIONS: env.topicPartitions(),
+    KAFKA_TOPIC_REPLICATION: env.topicReplication(),
+    KAFKA_CREATE_TOPICS: env.bool(true),
     /**
      * Seals the webhooks' signing secrets at rest (AES-256-GCM): base64 of 32 random bytes
      * (`openssl rand -base64 32`). Losing it makes every stored secret unusable.

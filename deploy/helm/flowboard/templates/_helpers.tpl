@@ -131,7 +131,7 @@ helm.sh/chart: {{ include "flowboard.chart" . }}
 {{- range $name := splitList "," (include "flowboard.componentNames" .) }}
 {{- $c := include "flowboard.component" (list $ $name) | fromYaml }}
 {{- if $c.enabled }}
-{{- range $env, $key := $c.secretEnv }}{{ $keys = append $keys $key }}{{ end }}
+{{- range $env, $key := $c.secretEnv }}{{ if not (index (default dict $c.secretNames) $env) }}{{ $keys = append $keys $key }}{{ end }}{{ end }}
 {{- end }}
 {{- end }}
 {{- $keys | uniq | sortAlpha | join "," }}
@@ -173,6 +173,13 @@ affinity:
 {{- range $c.ports }}{{ if .env }}{{ $_ := set $data .env (toString .port) }}{{ end }}{{ end }}
 {{- $_ := set $data "METRICS_PORT" (toString $root.Values.metrics.port) }}
 {{- range $k, $v := $c.env }}{{ $_ := set $data $k (tpl (toString $v) $root) }}{{ end }}
+{{- /* The pool size is a value of its own, not `env`: the connection budget check counts it. */}}
+{{- if $c.database.enabled }}
+{{- if hasKey $c.env "DATABASE_POOL_SIZE" }}
+{{- fail (printf "components.%s.env.DATABASE_POOL_SIZE: set components.%s.database.poolSize instead (the connection budget counts it)" (index . 1) (index . 1)) }}
+{{- end }}
+{{- $_ := set $data "DATABASE_POOL_SIZE" (printf "%d" (int64 $c.database.poolSize)) }}
+{{- end }}
 {{- toYaml $data }}
 {{- end }}
 
@@ -182,6 +189,67 @@ affinity:
 {{- $root := index . 0 }}
 {{- $c := index . 1 }}
 {{- $used := dict }}
-{{- range $env, $key := $c.secretEnv }}{{ $_ := set $used $key (index $root.Values.secrets.values $key | default "") }}{{ end }}
+{{- range $env, $key := $c.secretEnv }}{{ if not (index (default dict $c.secretNames) $env) }}{{ $_ := set $used $key (index $root.Values.secrets.values $key | default "") }}{{ end }}{{ end }}
 {{- toJson $used | sha256sum }}
+{{- end }}
+
+{{/* secretKeyRef of a component's secretEnv variable: (list $ $component $variable). The Secret is
+     secretNames.<variable> when set, else the release's (existingSecret or the chart-made one). */}}
+{{- define "flowboard.secretKeyRef" -}}
+{{- $root := index . 0 }}
+{{- $c := index . 1 }}
+{{- $env := index . 2 -}}
+name: {{ index (default dict $c.secretNames) $env | default (include "flowboard.secretName" $root) }}
+key: {{ index $c.secretEnv $env }}
+{{- end }}
+
+{{/* The PostgreSQL connection budget (values.yaml `postgresql:`; docs/operations.md "Connection budget"): per server,
+     the enabled components with a database may hold (replicas or HPA maxReplicas + maxSurge) pods × poolSize
+     connections, which must fit maxConnections - reservedConnections; fails naming every term otherwise. A pod's
+     migrate init container ends before its service starts: its one connection is within the pod's share. */}}
+{{- define "flowboard.checkConnectionBudget" -}}
+{{- $root := . }}
+{{- $pg := $root.Values.postgresql }}
+{{- $servers := dict "" (dict "label" "postgresql" "max" $pg.maxConnections "reserved" $pg.reservedConnections) }}
+{{- range $server, $s := $pg.servers }}
+{{- $_ := set $servers $server (dict "label" (printf "postgresql.servers.%s" $server) "max" $s.maxConnections "reserved" (default 0 $s.reservedConnections)) }}
+{{- end }}
+{{- $terms := dict }}
+{{- $totals := dict }}
+{{- range $name := splitList "," (include "flowboard.componentNames" $root) }}
+{{- $c := include "flowboard.component" (list $root $name) | fromYaml }}
+{{- if and $c.enabled $c.database.enabled }}
+{{- $server := toString (default "" $c.database.server) }}
+{{- if not (hasKey $servers $server) }}
+{{- fail (printf "components.%s.database.server %q is not a server of postgresql.servers (%s)" $name $server (keys $pg.servers | sortAlpha | join ", ")) }}
+{{- end }}
+{{- $replicas := int64 $c.replicas }}
+{{- $what := printf "replicas %d" $replicas }}
+{{- if $c.autoscaling.enabled }}
+{{- $replicas = int64 $c.autoscaling.maxReplicas }}
+{{- $what = printf "HPA maxReplicas %d" $replicas }}
+{{- end }}
+{{- $surge := int64 0 }}
+{{- if eq $c.strategy.type "RollingUpdate" }}
+{{- $s := toString $c.strategy.rollingUpdate.maxSurge }}
+{{- if hasSuffix "%" $s }}
+{{- /* Kubernetes rounds a percentage surge up. */}}
+{{- $surge = div (add (mul $replicas (int64 (trimSuffix "%" $s))) 99) 100 | int64 }}
+{{- else }}
+{{- $surge = int64 $s }}
+{{- end }}
+{{- end }}
+{{- $pool := int64 $c.database.poolSize }}
+{{- $conns := mul (add $replicas $surge) $pool | int64 }}
+{{- $_ := set $terms $server (append (get $terms $server | default list) (printf "%s: (%s + maxSurge %d) pods × poolSize %d = %d" $name $what $surge $pool $conns)) }}
+{{- $_ := set $totals $server (add (get $totals $server | default 0) $conns | int64) }}
+{{- end }}
+{{- end }}
+{{- range $server, $total := $totals }}
+{{- $s := get $servers $server }}
+{{- $budget := sub (int64 $s.max) (int64 $s.reserved) | int64 }}
+{{- if gt (int64 $total) $budget }}
+{{- fail (printf "PostgreSQL connection budget exceeded on %s: the pods may open %d connections, more than maxConnections %d - reservedConnections %d = %d. Per component, (replicas or HPA maxReplicas + the rollout's maxSurge) pods × database.poolSize: %s; each pod's migrate init container (1 connection) ends before its service starts, within that share. Lower the replicas, maxReplicas or database.poolSize, or declare the server's real max_connections in %s.maxConnections (docs/operations.md, \"Connection budget\")." $s.label (int64 $total) (int64 $s.max) (int64 $s.reserved) $budget (join "; " (get $terms $server)) $s.label) }}
+{{- end }}
+{{- end }}
 {{- end }}

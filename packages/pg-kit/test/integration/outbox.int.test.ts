@@ -3,7 +3,14 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createLogger } from '@flowboard/service-kit';
 import { KafkaPublisher, ensureTopics, createKafka } from '@flowboard/messaging';
 import { requireEnv, startTcpProxy, uniqueSuffix, waitFor } from '@flowboard/testing';
-import { OutboxRelay, createPool, enqueueOutbox, withTransaction, type OutboxPublisher } from '../../src';
+import {
+  OutboxRelay,
+  createPool,
+  enqueueOutbox,
+  readPending,
+  withTransaction,
+  type OutboxPublisher,
+} from '../../src';
 
 const { PG_ADMIN_URL, KAFKA_BROKERS } = requireEnv('PG_ADMIN_URL', 'KAFKA_BROKERS');
 const logger = createLogger('pg-kit-test', 'silent');
@@ -289,5 +296,26 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
       `SELECT (payload->>'n')::int AS n, published_at IS NOT NULL AS published FROM outbox ORDER BY seq`,
     );
     expect(rows).toEqual(Array.from({ length: 20 }, (_, i) => ({ n: i + 1, published: i < 10 })));
+  });
+
+  it("reads the pending count and the oldest pending row's age (flowboard_outbox_oldest_seconds), published rows aside", async () => {
+    const own = `outbox_age_${uniqueSuffix()}`;
+    await admin.query(`CREATE SCHEMA ${own}`);
+    try {
+      await admin.query(OUTBOX_DDL(own));
+      await expect(readPending(admin, `${own}.outbox`)).resolves.toEqual({ count: 0, oldestSeconds: 0 });
+      await admin.query(
+        `INSERT INTO ${own}.outbox (id, topic, key, payload, created_at, published_at) VALUES
+           (gen_random_uuid(), 't', 'k', '{}', now() - interval '1 hour', now()),
+           (gen_random_uuid(), 't', 'k', '{}', now() - interval '90 seconds', NULL),
+           (gen_random_uuid(), 't', 'k', '{}', now() - interval '5 seconds', NULL)`,
+      );
+      const { count, oldestSeconds } = await readPending(admin, `${own}.outbox`);
+      expect(count).toBe(2);
+      expect(oldestSeconds).toBeGreaterThanOrEqual(90);
+      expect(oldestSeconds).toBeLessThan(120);
+    } finally {
+      await admin.query(`DROP SCHEMA ${own} CASCADE`);
+    }
   });
 });
