@@ -192,8 +192,8 @@ selftest() {
   expect_break openapi "Story.priority (required in responses) removed" "removed the required property \`items/items/priority\`" \
     "$base/released/openapi.json" "$cur/openapi.json"
 
-  log "contracts selftest: the event comparator's unit tests (node --test packages/events/scripts/)"
-  node --test --test-reporter=dot packages/events/scripts/ || SELFTEST_FAILED=1
+  log "contracts selftest: the event comparator's unit tests (node --test packages/events/scripts/*.test.mjs)"
+  node --test --test-reporter=dot packages/events/scripts/*.test.mjs || SELFTEST_FAILED=1
   ((SELFTEST_FAILED == 0)) || die "contracts selftest failed"
   log "contracts selftest: every gate fails on its planted breaks ($(($(now_ms) - t0)) ms)"
 }

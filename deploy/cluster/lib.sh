@@ -195,6 +195,22 @@ import_images() {  # import_images <images file>
 
 cluster_running() { is_running kube-apiserver && K get --raw /readyz >/dev/null 2>&1; }
 
+# The release's namespace, enforcing the `restricted` Pod Security Standard (the API server's built-in PodSecurity
+# admission): a pod of the chart that asked for more than restricted allows would be refused, not just warned about.
+ensure_namespace() {
+  K apply -f - >/dev/null <<EOF_NS
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: $NAMESPACE
+  labels:
+    pod-security.kubernetes.io/enforce: restricted
+    pod-security.kubernetes.io/enforce-version: latest
+    pod-security.kubernetes.io/warn: restricted
+    pod-security.kubernetes.io/warn-version: latest
+EOF_NS
+}
+
 # The deployment tests (test/cluster) import @flowboard/testing from its build (dist/): `npm test` builds it first
 # in CI, but a lone `npm run test:cluster` or `test:compose` on a fresh clone must build it itself.
 ensure_test_build() {

@@ -1,4 +1,4 @@
-// Tests of the topics' compatibility check (compat.mjs), on the real schemas: `node --test packages/events/scripts/`
+// Tests of the topics' compatibility check (compat.mjs), on the real schemas: `node --test packages/events/scripts/*.test.mjs`
 // (scripts/contract-check.sh runs them in npm test's `contracts` phase).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync, readdirSync } from 'node:fs';
