@@ -72,6 +72,15 @@ export function createFilesProxy(filesHttpUrl: string, breaker?: Breaker) {
         if (!FORWARDED_HEADERS.has(name)) proxyReq.removeHeader(name);
       if (p) {
         p.proxyReq = proxyReq;
+        // files may answer before the body has all arrived (a 402 at once) and then close the connection: the
+        // rest is still read here, into nothing, so the caller's request ends (its connection is usable again) and
+        // an Idempotency-Key's digest, and with it the kept answer, completes.
+        proxyReq.once('close', () => {
+          if (p.answered && !req.readableEnded && !req.destroyed) {
+            req.unpipe(proxyReq);
+            req.resume();
+          }
+        });
         // Before the first chunk goes (headers can still be set, so none has): the watch sees every chunk.
         p.bodyWatch?.watch(req);
         proxyReq.setHeader('x-flowboard-user-id', String(p.userId));
