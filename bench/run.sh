@@ -7,9 +7,6 @@
 set -euo pipefail
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh"
-ensure_node   # Node 24 LTS, pinned (.nvmrc), before anything here runs node or npm
 [ -f "$FLOWBOARD_HOME/infra.env" ] || die "no local stack in $FLOWBOARD_HOME: run 'npm start' first"
 # shellcheck disable=SC1091
 source "$FLOWBOARD_HOME/infra.env"

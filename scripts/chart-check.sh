@@ -33,9 +33,6 @@ set -euo pipefail
 
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh"
-ensure_node   # Node 24 LTS, pinned (.nvmrc), before anything here runs node (the services' dist/config.js)
 cd "$REPO"
 
 HELM_MODULE=helm.sh/helm/v3/cmd/helm

@@ -12,9 +12,6 @@ set -euo pipefail
 
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh"
-ensure_node   # Node 24 LTS, pinned (.nvmrc), before anything here runs node or npm
 cd "$REPO"
 
 COMPOSE_FILE=deploy/compose.yaml

@@ -25,9 +25,6 @@
 set -euo pipefail
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh"
-ensure_node   # Node 24 LTS, pinned (.nvmrc), before anything here runs node or npm
 cd "$REPO"
 
 PROMETHEUS_DEB=2.42.0+ds-5+deb12u1   # Debian 12's prometheus package (promtool 2.42.0)

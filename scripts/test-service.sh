@@ -15,9 +15,6 @@ set -euo pipefail
 usage() { echo "usage: npm run test:service -- <service>   (one of: $(ls "$REPO/services" | paste -sd ' '))" >&2; }
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"   # log, die, now_ms, ensure_node_deps; starts nothing
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh"
-ensure_node   # Node 24 LTS, pinned (.nvmrc), before anything here runs node or npm
 cd "$REPO"
 
 SVC=${1:-}

@@ -63,11 +63,6 @@ export FLOWBOARD_HOME
 
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../deploy/local/lib.sh"
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh"
-# Node 24 LTS, pinned (.nvmrc), first: CI starts npm test with the machine's older Node, and everything from npm ci
-# on runs on the pinned one.
-ensure_node
 cd "$REPO"
 
 RESULTS=$(mktemp -d -t flowboard-results-XXXXXX)   # one folder per tier; the jest reporter drops JSON there

@@ -23,8 +23,6 @@
 set -euo pipefail
 # shellcheck source=deploy/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh" && ensure_node   # Node 24, pinned: the Node base and service_version run on it
 
 SERVICES=(gateway boards membership files notifier webhooks)
 VERSION=

@@ -15,9 +15,6 @@
 set -euo pipefail
 # shellcheck source=deploy/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh"
-ensure_node   # Node 24 LTS, pinned (.nvmrc), before anything here runs node or npm
 cd "$REPO"
 [ "$(id -u)" = 0 ] || die "the cluster needs root (network bridge, iptables, container runtime)"
 T0=$(now_ms)

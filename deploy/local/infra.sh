@@ -10,9 +10,6 @@
 set -euo pipefail
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh"
-ensure_node   # Node 24 LTS, pinned (.nvmrc), before anything here runs node or npm
 
 ALL=(postgres redis kafka minio mail)
 PG_URL_BASE=$INFRA_HOST:$FLOWBOARD_PG_PORT/flowboard

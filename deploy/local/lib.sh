@@ -10,6 +10,11 @@ RUN_DIR=$FLOWBOARD_HOME/run
 # The Go toolchain's usual home (Helm, Kubernetes and the stand-ins are built with it), for shells whose PATH lacks
 # it, such as a CI runner's minimal one.
 case ":$PATH:" in *:/usr/local/go/bin:*) ;; *) [ -x /usr/local/go/bin/go ] && PATH=$PATH:/usr/local/go/bin ;; esac
+# Node 24 LTS, pinned (.nvmrc), first on PATH for every script that sources this file, before any of them runs node
+# or npm (CI starts npm test with the machine's older Node).
+# shellcheck source=scripts/lib/node.sh
+source "$REPO/scripts/lib/node.sh"
+ensure_node || exit 1
 LOG_DIR=$FLOWBOARD_HOME/logs
 EPHEMERAL=${FLOWBOARD_EPHEMERAL:-0}   # 1 = throw-away test stack: durability off for speed
 # The one address the infrastructure listens on. 127.0.0.1 for npm start and npm test; the Kubernetes cluster

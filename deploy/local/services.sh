@@ -11,9 +11,6 @@
 set -euo pipefail
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# shellcheck source=scripts/lib/node.sh
-source "$REPO/scripts/lib/node.sh"
-ensure_node   # Node 24 LTS, pinned (.nvmrc): the services run on it
 
 SERVICES=(boards membership files notifier webhooks gateway)   # start order: back ends before the gateway
 MIGRATED=(boards membership files webhooks)                    # the services that own a database schema

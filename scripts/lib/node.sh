@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The Node.js that Flowboard's services, tests, tools and images run on: Node 24 LTS, pinned by .nvmrc (read here,
-# as nvm, fnm and CI's setup steps read it, so the pins cannot drift apart). Sourced, never run; the entry scripts
-# (scripts/*.sh, deploy/local, deploy/cluster, bench) call ensure_node first, before anything runs node or npm.
+# as nvm, fnm and CI's setup steps read it, so the pins cannot drift apart). Sourced, never run: deploy/local/lib.sh,
+# which every entry script sources (scripts/*.sh, deploy/local, deploy/cluster, bench), calls ensure_node.
 #
 # Where `node --version` is not the pin (CI starts `npm test` with the machine's Node 20 and its npm), ensure_node
 # installs the pinned version once into $FLOWBOARD_CACHE/node-<version>/ and puts its bin folder first on PATH, so
