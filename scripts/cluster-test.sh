@@ -127,6 +127,7 @@ install_chart() {
     K delete namespace "$NAMESPACE" --wait=true --timeout=180s >/dev/null
   fi
   ensure_namespace
+  ensure_ca_configmap   # the infrastructure's CA, which the values mount into every pod
   # helm-args: this machine's values, without images (the tests add the images they want; FLOWBOARD_CLUSTER_IMAGES
   # by default). It holds the webhooks' sealing key.
   helm_args /dev/null
@@ -206,9 +207,11 @@ uninstall() {
   # Foreground: the Deployments go only after their pods have (each after its preStop pause and drain).
   helm_ -n "$NAMESPACE" uninstall "$RELEASE" --wait --cascade foreground --timeout 3m
   local left kinds=all,configmap,secret,serviceaccount,poddisruptionbudget,networkpolicy,ingress,horizontalpodautoscaler,job,role,rolebinding
-  # Nothing labelled as the release's, and nothing else but what every namespace has.
+  # Nothing labelled as the release's, and nothing else but what every namespace has and the CA bundle, which was
+  # there before the release (install_chart), as an operator's is.
   left=$(K -n "$NAMESPACE" get "$kinds" -l "app.kubernetes.io/instance=$RELEASE" -o name 2>/dev/null)
-  left+=$(K -n "$NAMESPACE" get "$kinds" -o name 2>/dev/null | grep -vx -e configmap/kube-root-ca.crt -e serviceaccount/default || true)
+  left+=$(K -n "$NAMESPACE" get "$kinds" -o name 2>/dev/null |
+    grep -vx -e configmap/kube-root-ca.crt -e serviceaccount/default -e configmap/flowboard-ca || true)
   [ -z "$left" ] || { echo "error: left behind after helm uninstall:" >&2; echo "$left" >&2; return 1; }
   log "uninstall: nothing of $RELEASE left in namespace $NAMESPACE"
   K delete namespace "$NAMESPACE" --wait=true --timeout=180s >/dev/null

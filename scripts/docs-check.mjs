@@ -61,6 +61,7 @@ const NOT_VARIABLES = new Set([
   'SKIP_LOCKED', // SQL (FOR UPDATE SKIP LOCKED)
   'WIRE_JSON', // buf breaking's rule sets (docs/design.md, "Contracts between teams")
   'WIRE',
+  'SASL_SSL', // a Kafka listener's security protocol (docs/operations.md, "Kafka TLS and SASL")
 ]);
 
 /** Names the docs use on purpose for things outside the repository (paths) or read by nothing of ours (variables). */

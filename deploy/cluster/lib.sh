@@ -23,6 +23,9 @@ export FLOWBOARD_S3_PORT=${FLOWBOARD_CLUSTER_S3_PORT:-24020}
 export FLOWBOARD_S3_CONSOLE_PORT=${FLOWBOARD_CLUSTER_S3_CONSOLE_PORT:-24021}
 export FLOWBOARD_SMTP_PORT=${FLOWBOARD_CLUSTER_SMTP_PORT:-1045}
 export FLOWBOARD_MAILPIT_PORT=${FLOWBOARD_CLUSTER_MAILPIT_PORT:-8045}
+# The cluster's infrastructure runs as production's would (deploy/local/lib.sh, infra.sh): TLS from one CA, passwords.
+# FLOWBOARD_INFRA_SECURE=0 gives the plain one, for comparing.
+export FLOWBOARD_INFRA_SECURE=${FLOWBOARD_INFRA_SECURE:-1}
 
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../local/lib.sh"
@@ -145,21 +148,31 @@ webhooks_secret_key() {
 # changes. The S3 keys are the local infrastructure's fixed ones (deploy/local/infra.sh). Restricted egress
 # (webhooks) reaches the infrastructure on this host only, as an operator would pin it; webhooks may deliver to this
 # host (the tests' receivers), nowhere else off the public internet.
+# Secure infrastructure (FLOWBOARD_INFRA_SECURE=1): each role's password and verify-full, whose CA every pod trusts
+# through the ConfigMap below (deploy/cluster/values.yaml, `default:`); Redis as its ACL user.
 HELM_ARGS=()
 helm_args() {  # helm_args <images file>
-  local pg="$BRIDGE_IP:$FLOWBOARD_PG_PORT/flowboard"
+  local pg="$BRIDGE_IP:$FLOWBOARD_PG_PORT/flowboard" redis="$BRIDGE_IP:$FLOWBOARD_REDIS_PORT" svc
+  local -A db
+  for svc in boards membership files webhooks; do db[$svc]=postgresql://$svc@$pg; done
+  if [ "$INFRA_SECURE" = 1 ]; then
+    for svc in boards membership files webhooks; do
+      db[$svc]="postgresql://$svc:$(infra_secret "pg-$svc")@$pg?sslmode=verify-full"
+    done
+    redis="flowboard:$(infra_secret redis)@$redis"
+  fi
   HELM_ARGS=(--namespace "$NAMESPACE" -f "$CLUSTER_VALUES"
     --set-string "external.kafka.brokers=$BRIDGE_IP:$FLOWBOARD_KAFKA_PORT"
     --set-string "external.s3.endpoint=http://$BRIDGE_IP:$FLOWBOARD_S3_PORT"
     --set "networkPolicy.infrastructure.postgres.ports={$FLOWBOARD_PG_PORT}"
     --set-string "networkPolicy.infrastructure.postgres.to[0].ipBlock.cidr=$BRIDGE_IP/32"
     --set-string "networkPolicy.infrastructure.kafka.to[0].ipBlock.cidr=$BRIDGE_IP/32"
-    --set-string "secrets.values.BOARDS_DATABASE_URL=postgresql://boards@$pg"
-    --set-string "secrets.values.MEMBERSHIP_DATABASE_URL=postgresql://membership@$pg"
-    --set-string "secrets.values.FILES_DATABASE_URL=postgresql://files@$pg"
-    --set-string "secrets.values.WEBHOOKS_DATABASE_URL=postgresql://webhooks@$pg"
+    --set-string "secrets.values.BOARDS_DATABASE_URL=${db[boards]}"
+    --set-string "secrets.values.MEMBERSHIP_DATABASE_URL=${db[membership]}"
+    --set-string "secrets.values.FILES_DATABASE_URL=${db[files]}"
+    --set-string "secrets.values.WEBHOOKS_DATABASE_URL=${db[webhooks]}"
     --set-string "secrets.values.WEBHOOKS_SECRET_ENCRYPTION_KEY=$(webhooks_secret_key)"
-    --set-string "secrets.values.REDIS_URL=redis://$BRIDGE_IP:$FLOWBOARD_REDIS_PORT"
+    --set-string "secrets.values.REDIS_URL=redis://$redis"
     --set-string "secrets.values.SMTP_URL=smtp://$BRIDGE_IP:$FLOWBOARD_SMTP_PORT"
     --set-string "secrets.values.S3_ACCESS_KEY=flowboard" --set-string "secrets.values.S3_SECRET_KEY=flowboard-secret"
     --set-string "components.webhooks.env.WEBHOOK_ALLOWED_HOSTS=$BRIDGE_IP"
@@ -167,6 +180,28 @@ helm_args() {  # helm_args <images file>
   local images
   mapfile -t images < <(image_args "$1")
   HELM_ARGS+=("${images[@]}")
+  kafka_helm_args
+}
+
+# Secure infrastructure: Kafka's clients listener wants TLS (the CA above) and SCRAM as infra.sh's user flowboard;
+# each of the five Kafka components gets the password from the release's Secret, as an operator would map it.
+kafka_helm_args() {
+  [ "$INFRA_SECURE" = 1 ] || return 0
+  local c
+  HELM_ARGS+=(--set external.kafka.tls=true --set-string external.kafka.sasl.mechanism=scram-sha-512
+    --set-string external.kafka.sasl.username=flowboard
+    --set-string "secrets.values.KAFKA_SASL_PASSWORD=$(infra_secret kafka-flowboard)")
+  for c in boards membership files notifier webhooks; do
+    HELM_ARGS+=(--set-string "components.$c.secretEnv.KAFKA_SASL_PASSWORD=KAFKA_SASL_PASSWORD")
+  done
+}
+
+# The infrastructure's CA as the ConfigMap flowboard-ca (key ca.crt) in the namespace, before helm installs: what an
+# operator's trust-manager Bundle would be; deploy/cluster/values.yaml mounts it into every component, so it is made
+# in both modes (infra_ca makes the CA if infra.sh has not).
+ensure_ca_configmap() {
+  K -n "$NAMESPACE" create configmap flowboard-ca --from-file=ca.crt="$(infra_ca)" --dry-run=client -o yaml |
+    K apply -f - >/dev/null
 }
 
 # The --set-string arguments of an images file, one a line: each service's image tag and release version (images

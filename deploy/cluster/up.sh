@@ -232,6 +232,7 @@ install_flowboard() {
   step "6/6 flowboard: helm upgrade --install $RELEASE ($CHART) into namespace $NAMESPACE"
   helm_args "$CLUSTER_HOME/images"
   ensure_namespace
+  ensure_ca_configmap   # the infrastructure's CA, which the values mount into every pod
   helm_ upgrade --install "$RELEASE" "$CHART" --create-namespace --wait --timeout 8m "${HELM_ARGS[@]}" \
     >"$LOG_DIR/helm-install.log" 2>&1 || {
     show_log "$LOG_DIR/helm-install.log"

@@ -17,6 +17,7 @@ S3_ACCESS_KEY=flowboard
 S3_SECRET_KEY=flowboard-secret   # MinIO wants >= 8 characters
 S3_BUCKET=flowboard-attachments
 SERVICE_SCHEMAS=(boards membership files webhooks)   # one role + schema per service, in one database
+REDIS_USER=flowboard   # the services' ACL user when FLOWBOARD_INFRA_SECURE=1
 
 # ---------------------------------------------------------------------------------------------------------
 # PostgreSQL: its binaries refuse to run as root, so they run as `postgres` via runuser; pg_ctl drives our own
@@ -65,30 +66,52 @@ launch_postgres() {
       >>"$logfile" 2>&1 || { show_log "$logfile"; return 1; }
   fi
   pg_allow_infra_net "$dir/data/pg_hba.conf"
+  pg_tls "$dir"
   # max_connections: room for the services at two replicas each plus a rolling upgrade's surge pod (the cluster
   # test's scale phase: 4 databases' services × 3 pods × 10 connections), the tests and psql. The chart's budget
   # check is told the same figure (deploy/cluster/values.yaml, postgresql.maxConnections).
   opts="-p $FLOWBOARD_PG_PORT -k $dir -c listen_addresses=$INFRA_HOST -c max_connections=200"
   # Throw-away clusters skip durability; the npm start cluster keeps PostgreSQL's safe defaults.
   [ "$EPHEMERAL" = 1 ] && opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  [ "$INFRA_SECURE" = 1 ] && opts+=" -c ssl=on -c ssl_cert_file=$dir/tls/server.crt -c ssl_key_file=$dir/tls/server.key"
   log "postgres: starting on $INFRA_HOST:$FLOWBOARD_PG_PORT"
   as_pg "$bin/pg_ctl" -D "$dir/data" -l "$logfile" -w -t 60 -o "$opts" start >/dev/null \
     || { show_log "$logfile"; return 1; }
 }
 
 # initdb trusts loopback only; on another address (the cluster's bridge) trust that network too, as the loopback
-# stack does: the services' roles have no passwords.
+# stack does: the services' roles have no passwords. Secure (FLOWBOARD_INFRA_SECURE=1): that network gets TLS and
+# SCRAM passwords only (no line matches a connection without TLS, so it is refused); the host's own scripts use the
+# Unix socket, still trusted. The other mode's line is removed, so a data dir may switch modes.
 pg_allow_infra_net() {  # pg_allow_infra_net <pg_hba.conf>
   [ "$INFRA_HOST" = 127.0.0.1 ] && return 0
-  local line="host all all $INFRA_NET trust"
+  local line="host all all $INFRA_NET trust" other="hostssl all all $INFRA_NET scram-sha-256"
+  [ "$INFRA_SECURE" = 1 ] && { other=$line; line="hostssl all all $INFRA_NET scram-sha-256"; }
+  as_pg sed -i "\\|^$other\$|d" "$1"
   grep -qxF "$line" "$1" || as_pg sh -c "echo '$line' >>'$1'"
 }
+
+# Secure: the server certificate from the shared CA (lib.sh), copied beside the data because PostgreSQL reads its
+# key as its own user and insists the key is private to it.
+pg_tls() {  # pg_tls <pg dir>
+  [ "$INFRA_SECURE" = 1 ] || return 0
+  local crt
+  crt=$(infra_server_cert postgres)
+  mkdir -p "$1/tls"
+  install -m 644 "$crt" "$1/tls/server.crt"
+  install -m 600 "${crt%.crt}.key" "$1/tls/server.key"
+  if [ "$(id -u)" = 0 ]; then chown -R postgres:postgres "$1/tls"; fi
+}
+
+# Where the host's own psql reaches the server: the infrastructure's address, or (secure) the Unix socket, which
+# needs no password.
+pg_host() { if [ "$INFRA_SECURE" = 1 ]; then pg_dir; else echo "$INFRA_HOST"; fi; }
 
 # pg_ctl -w already waited for connections; now the database, roles and schemas. Explicit `return 1`s:
 # callers run this as `ready_postgres || die`, where bash ignores `set -e` inside the function.
 ready_postgres() {
   local psql svc
-  psql=("$(pg_bin)/psql" -h "$INFRA_HOST" -p "$FLOWBOARD_PG_PORT" -U postgres -v ON_ERROR_STOP=1 -qAt)
+  psql=("$(pg_bin)/psql" -h "$(pg_host)" -p "$FLOWBOARD_PG_PORT" -U postgres -v ON_ERROR_STOP=1 -qAt)
   "${psql[@]}" -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'flowboard'" | grep -q 1 \
     || "${psql[@]}" -d postgres -c 'CREATE DATABASE flowboard' || return 1
   for svc in "${SERVICE_SCHEMAS[@]}"; do
@@ -99,6 +122,14 @@ DO \$\$ BEGIN
 END \$\$;
 CREATE SCHEMA IF NOT EXISTS $svc AUTHORIZATION $svc;
 SQL
+    # Secure: each role's password (lib.sh's infra_secret), set every start so the file is what counts; through
+    # stdin, not argv, so it does not show in ps.
+    if [ "$INFRA_SECURE" = 1 ]; then
+      "${psql[@]}" -d flowboard >/dev/null <<SQL || return 1
+SET client_min_messages = warning;
+ALTER ROLE $svc PASSWORD '$(infra_secret "pg-$svc")';
+SQL
+    fi
   done
   log "postgres: database flowboard ready (roles and schemas: ${SERVICE_SCHEMAS[*]})"
 }
@@ -127,12 +158,29 @@ launch_redis() {
   # Protected mode refuses every non-loopback client of a server without a password; the one other address we ever
   # listen on is the cluster's pod bridge, private to this machine, whose pods are the clients.
   [ "$INFRA_HOST" = 127.0.0.1 ] || persist+=(--protected-mode no)
+  # Secure: an ACL user with a password and the passwordless default user off, from a config file (root only) so the
+  # password is not in ps. No TLS: Redis holds caches, rate limits and idempotency keys on the pod network of this one
+  # host; the password is what production needs first (docs/operations.md, "TLS to PostgreSQL and Redis").
+  local conf=()
+  if [ "$INFRA_SECURE" = 1 ]; then
+    conf=("$FLOWBOARD_HOME/redis/acl.conf")
+    (umask 077 && printf 'user default off resetpass\nuser %s on >%s ~* &* +@all\n' "$REDIS_USER" \
+      "$(infra_secret redis)" >"${conf[0]}")
+  fi
   log "redis: starting on $INFRA_HOST:$FLOWBOARD_REDIS_PORT"
-  start_detached redis "$LOG_DIR/redis.log" redis-server --bind "$INFRA_HOST" --port "$FLOWBOARD_REDIS_PORT" \
+  start_detached redis "$LOG_DIR/redis.log" redis-server "${conf[@]}" --bind "$INFRA_HOST" --port "$FLOWBOARD_REDIS_PORT" \
     --daemonize no --dir "$FLOWBOARD_HOME/redis" "${persist[@]}"
 }
 
-redis_pong() { redis-cli -h "$INFRA_HOST" -p "$FLOWBOARD_REDIS_PORT" ping 2>/dev/null | grep -q PONG; }
+# redis-cli as the ACL user when secure (the password through the environment, not argv).
+redis_cli() {
+  if [ "$INFRA_SECURE" = 1 ]; then
+    REDISCLI_AUTH=$(infra_secret redis) redis-cli --user "$REDIS_USER" -h "$INFRA_HOST" -p "$FLOWBOARD_REDIS_PORT" "$@"
+  else
+    redis-cli -h "$INFRA_HOST" -p "$FLOWBOARD_REDIS_PORT" "$@"
+  fi
+}
+redis_pong() { redis_cli ping 2>/dev/null | grep -q PONG; }
 ready_redis() { wait_ready redis "$LOG_DIR/redis.log" 30 redis_pong; }
 stop_redis() { stop_process redis 10; }   # SIGTERM: Redis writes its append-only file and exits
 
@@ -140,7 +188,21 @@ stop_redis() { stop_process redis 10; }   # SIGTERM: Redis writes its append-onl
 # Kafka (KRaft, single node) from the cached Maven jars (recipe §4).
 
 KAFKA_LOG_OFFSET=0
+# Secure mode (FLOWBOARD_INFRA_SECURE=1): clients authenticate as this SCRAM user (password: lib.sh's infra_secret
+# kafka-flowboard) over TLS; the broker talks to itself on a loopback PLAINTEXT listener at this port.
+KAFKA_SASL_USER=flowboard
+KAFKA_INTERNAL_PORT=${FLOWBOARD_KAFKA_INTERNAL_PORT:-$((FLOWBOARD_KAFKA_PORT + 2))}
 running_kafka() { is_running kafka; }
+
+# The client settings of this Kafka (the services' variables): nothing in plain mode; TLS and SCRAM when secure.
+kafka_client_env() {
+  [ "$INFRA_SECURE" = 1 ] || return 0
+  echo "KAFKA_TLS=true"
+  echo "KAFKA_SASL_MECHANISM=scram-sha-512"
+  echo "KAFKA_SASL_USERNAME=$KAFKA_SASL_USER"
+  echo "KAFKA_SASL_PASSWORD=$(infra_secret "kafka-$KAFKA_SASL_USER")"
+  echo "NODE_EXTRA_CA_CERTS=$(infra_ca)"
+}
 
 # A KRaft cluster id is 16 random bytes in unpadded base64url; Kafka never hands out ids starting with '-'.
 kafka_cluster_id() {
@@ -156,15 +218,47 @@ launch_kafka() {
   local kdir=$FLOWBOARD_HOME/kafka logfile=$LOG_DIR/kafka.log here
   here=$REPO/deploy/local/kafka
   mkdir -p "$kdir"
-  sed -e "s|@RUN@|$FLOWBOARD_HOME|g" -e "s|@HOST@|$INFRA_HOST|g" -e "s|@PORT@|$FLOWBOARD_KAFKA_PORT|g" \
-    -e "s|@CONTROLLER_PORT@|$FLOWBOARD_KAFKA_CONTROLLER_PORT|g" "$here/server.properties" >"$kdir/server.properties"
+  local templates=("$here/server.properties") scram=()
+  if [ "$INFRA_SECURE" = 1 ]; then
+    require_free_port "kafka (broker's loopback listener)" "$KAFKA_INTERNAL_PORT" FLOWBOARD_KAFKA_INTERNAL_PORT 127.0.0.1
+    templates+=("$here/server-secure.properties")
+    infra_server_cert kafka >/dev/null
+    # Both SCRAM mechanisms for the one client user, so either setting of KAFKA_SASL_MECHANISM works.
+    scram=(--add-scram "SCRAM-SHA-512=[name=$KAFKA_SASL_USER,password=$(infra_secret "kafka-$KAFKA_SASL_USER")]"
+      --add-scram "SCRAM-SHA-256=[name=$KAFKA_SASL_USER,password=$(infra_secret "kafka-$KAFKA_SASL_USER")]")
+  fi
+  # Root-only when secure (it names the key file); as before otherwise.
+  local mask=022
+  [ "$INFRA_SECURE" = 1 ] && mask=077
+  (umask "$mask" && cat "${templates[@]}" | sed -e "s|@RUN@|$FLOWBOARD_HOME|g" -e "s|@HOST@|$INFRA_HOST|g" \
+    -e "s|@PORT@|$FLOWBOARD_KAFKA_PORT|g" -e "s|@CONTROLLER_PORT@|$FLOWBOARD_KAFKA_CONTROLLER_PORT|g" \
+    -e "s|@INTERNAL_PORT@|$KAFKA_INTERNAL_PORT|g" -e "s|@KEYSTORE@|$FLOWBOARD_HOME/pki/kafka.pem|g" \
+    >"$kdir/server.properties")
+  # Opt-in, secure mode only: a second, PLAINTEXT client listener on the same address for clients that predate TLS
+  # and SASL (a release before them, during an upgrade: how an operator migrates a Kafka's clients). Unset: none.
+  if [ "$INFRA_SECURE" = 1 ] && [ -n "${FLOWBOARD_KAFKA_PLAINTEXT_PORT:-}" ]; then
+    require_free_port "kafka (plaintext listener)" "$FLOWBOARD_KAFKA_PLAINTEXT_PORT" FLOWBOARD_KAFKA_PLAINTEXT_PORT
+    local p=$FLOWBOARD_KAFKA_PLAINTEXT_PORT i=127.0.0.1:$KAFKA_INTERNAL_PORT
+    warn "kafka: FLOWBOARD_KAFKA_PLAINTEXT_PORT: also PLAINTEXT without authentication on $INFRA_HOST:$p"
+    printf '%s\n' "listeners=SASL_SSL://$INFRA_HOST:$FLOWBOARD_KAFKA_PORT,LEGACY://$INFRA_HOST:$p,INTERNAL://$i,CONTROLLER://127.0.0.1:$FLOWBOARD_KAFKA_CONTROLLER_PORT" \
+      "advertised.listeners=SASL_SSL://$INFRA_HOST:$FLOWBOARD_KAFKA_PORT,LEGACY://$INFRA_HOST:$p,INTERNAL://$i" \
+      "listener.security.protocol.map=CONTROLLER:PLAINTEXT,INTERNAL:PLAINTEXT,SASL_SSL:SASL_SSL,LEGACY:PLAINTEXT" \
+      >>"$kdir/server.properties"
+  fi
   local java_opts=(-Dlog4j2.configurationFile="$here/log4j2.properties" -Dkafka.logs.dir="$LOG_DIR"
     -Djava.awt.headless=true -cp "$KAFKA_HOME/libs/*")
-  # Format only a fresh data dir; --ignore-formatted keeps an existing one (and its data) as it is.
+  # Format only a fresh data dir; --ignore-formatted keeps an existing one (and its data) as it is. SCRAM users are
+  # written into the metadata log at format time, so a data dir made without them (plain mode) is made again.
+  if [ "$INFRA_SECURE" = 1 ] && [ -f "$kdir/data/meta.properties" ] && [ ! -f "$kdir/data/.scram" ]; then
+    warn "kafka: $kdir/data has no SCRAM users (formatted in plain mode): formatting it again, its topics are lost"
+    rm -rf "$kdir/data"
+  fi
   if [ ! -f "$kdir/data/meta.properties" ]; then
     log "kafka: formatting storage in $kdir/data"
+    # The password is on this short-lived command line (StorageTool reads it nowhere else); the file is root-only.
     java "${java_opts[@]}" kafka.tools.StorageTool format -t "$(kafka_cluster_id)" \
-      -c "$kdir/server.properties" --ignore-formatted >>"$logfile" 2>&1 || { show_log "$logfile"; return 1; }
+      -c "$kdir/server.properties" --ignore-formatted "${scram[@]}" >>"$logfile" 2>&1 || { show_log "$logfile"; return 1; }
+    if ((${#scram[@]})); then touch "$kdir/data/.scram"; fi
   fi
   # Remember where this run's output starts, so an old "Kafka Server started" line cannot fool the wait.
   KAFKA_LOG_OFFSET=$(stat -c %s "$logfile" 2>/dev/null || echo 0)
@@ -179,12 +273,15 @@ ready_kafka() {
   wait_ready kafka "$LOG_DIR/kafka.log" 90 kafka_started || return 1
   # The log line comes before the group coordinator can serve: probe with a real client (kafkajs).
   if (cd "$REPO" && node -e "require.resolve('kafkajs')" 2>/dev/null); then
-    KAFKA_BROKERS=$INFRA_HOST:$FLOWBOARD_KAFKA_PORT node "$REPO/deploy/local/kafka/ready.js" \
+    # Secure: through the clients' SASL_SSL listener, as the services connect (TLS verified against the shared CA).
+    local client_env
+    mapfile -t client_env < <(kafka_client_env)
+    env "${client_env[@]}" KAFKA_BROKERS="$INFRA_HOST:$FLOWBOARD_KAFKA_PORT" node "$REPO/deploy/local/kafka/ready.js" \
       || { show_log "$LOG_DIR/kafka.log"; return 1; }
   else
     warn "kafka: kafkajs is not installed (npm ci), so only the broker's log line was checked"
   fi
-  log "kafka: ready"
+  if [ "$INFRA_SECURE" = 1 ]; then log "kafka: ready (SASL_SSL, SCRAM user $KAFKA_SASL_USER)"; else log "kafka: ready"; fi
 }
 
 stop_kafka() { stop_process kafka 30; }   # SIGTERM = controlled shutdown, a few seconds
@@ -268,15 +365,30 @@ stop_mail() { stop_process mail 5; }
 # ---------------------------------------------------------------------------------------------------------
 
 write_env() {  # connection settings for services.sh, tests and humans
-  local pg=$PG_URL_BASE
+  local pg=$PG_URL_BASE admin redis svc secure_lines=""
+  local -A db
+  admin=postgresql://postgres@$pg
+  redis=redis://$INFRA_HOST:$FLOWBOARD_REDIS_PORT
+  for svc in "${SERVICE_SCHEMAS[@]}"; do db[$svc]=postgresql://$svc@$pg; done
+  if [ "$INFRA_SECURE" = 1 ]; then
+    # Passwords, and verify-full against the shared CA (sslrootcert: psql and node-postgres both read it); quoted,
+    # for the query's `&`. The admin goes through the Unix socket, which needs no password. The file is then root's.
+    for svc in "${SERVICE_SCHEMAS[@]}"; do
+      db[$svc]="'postgresql://$svc:$(infra_secret "pg-$svc")@$pg?sslmode=verify-full&sslrootcert=$(infra_ca)'"
+    done
+    admin="'postgresql://postgres@/flowboard?host=$(pg_dir)&port=$FLOWBOARD_PG_PORT'"
+    redis=redis://$REDIS_USER:$(infra_secret redis)@$INFRA_HOST:$FLOWBOARD_REDIS_PORT
+    secure_lines="export FLOWBOARD_INFRA_CA=$(infra_ca)"
+    touch "$FLOWBOARD_HOME/infra.env.tmp" && chmod 600 "$FLOWBOARD_HOME/infra.env.tmp"
+  fi
   cat >"$FLOWBOARD_HOME/infra.env.tmp" <<EOF
 # Written by deploy/local/infra.sh start. Use: source $FLOWBOARD_HOME/infra.env
-export PG_ADMIN_URL=postgresql://postgres@$pg
-export BOARDS_DATABASE_URL=postgresql://boards@$pg
-export MEMBERSHIP_DATABASE_URL=postgresql://membership@$pg
-export FILES_DATABASE_URL=postgresql://files@$pg
-export WEBHOOKS_DATABASE_URL=postgresql://webhooks@$pg
-export REDIS_URL=redis://$INFRA_HOST:$FLOWBOARD_REDIS_PORT
+export PG_ADMIN_URL=$admin
+export BOARDS_DATABASE_URL=${db[boards]}
+export MEMBERSHIP_DATABASE_URL=${db[membership]}
+export FILES_DATABASE_URL=${db[files]}
+export WEBHOOKS_DATABASE_URL=${db[webhooks]}
+export REDIS_URL=$redis
 export KAFKA_BROKERS=$INFRA_HOST:$FLOWBOARD_KAFKA_PORT
 export S3_ENDPOINT=http://$INFRA_HOST:$FLOWBOARD_S3_PORT
 export S3_REGION=us-east-1
@@ -286,6 +398,9 @@ export S3_BUCKET=$S3_BUCKET
 export SMTP_URL=smtp://$INFRA_HOST:$FLOWBOARD_SMTP_PORT
 export MAILPIT_URL=http://$INFRA_HOST:$FLOWBOARD_MAILPIT_PORT
 EOF
+  [ -z "$secure_lines" ] || echo "$secure_lines" >>"$FLOWBOARD_HOME/infra.env.tmp"
+  # Kafka's TLS and SCRAM settings (none in plain mode), NODE_EXTRA_CA_CERTS included: kafkajs trusts the CA that way.
+  kafka_client_env | sed 's/^/export /' >>"$FLOWBOARD_HOME/infra.env.tmp"
   mv "$FLOWBOARD_HOME/infra.env.tmp" "$FLOWBOARD_HOME/infra.env"
 }
 

@@ -106,6 +106,57 @@ show_log() {  # show_log <file> [lines]
 }
 
 # ---------------------------------------------------------------------------------------------------------
+# Secure infrastructure (FLOWBOARD_INFRA_SECURE=1, the cluster's): one CA per $FLOWBOARD_HOME signs every server's
+# certificate, so the pods trust that CA and nothing else; passwords are random, made once and kept there, so a
+# restart or a second script reads the same ones. Unset or 0 (npm start, npm test): plain loopback, no credentials.
+INFRA_SECURE=${FLOWBOARD_INFRA_SECURE:-0}
+
+# The CA's certificate (made on first use) is $FLOWBOARD_HOME/pki/ca.crt; prints that path. The folder is read
+# when called: deploy/cluster/lib.sh sets FLOWBOARD_HOME after sourcing this file.
+infra_ca() {
+  local INFRA_PKI=$FLOWBOARD_HOME/pki
+  if [ ! -s "$INFRA_PKI/ca.crt" ]; then
+    mkdir -p "$INFRA_PKI" && chmod 700 "$INFRA_PKI"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$INFRA_PKI/ca.key" -out "$INFRA_PKI/ca.crt.tmp" -days 3650 \
+      -subj "/CN=flowboard-infra-ca" -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+      2>/dev/null || die "openssl: could not make the infrastructure CA in $INFRA_PKI"
+    mv "$INFRA_PKI/ca.crt.tmp" "$INFRA_PKI/ca.crt"
+  fi
+  echo "$INFRA_PKI/ca.crt"
+}
+
+# A server certificate signed by the CA, for <name>: $FLOWBOARD_HOME/pki/<name>.crt, <name>.key (unencrypted PKCS#8, which
+# PostgreSQL, Redis and Kafka's PEM keystores all read) and <name>.pem (key then certificate). Valid for the
+# infrastructure's address and the host's loopback names. Made once; prints the .crt path.
+infra_server_cert() {  # infra_server_cert <name>
+  local INFRA_PKI=$FLOWBOARD_HOME/pki n=$FLOWBOARD_HOME/pki/$1
+  infra_ca >/dev/null
+  # Remade when the address changed (a certificate that does not name the host fails verify-full).
+  if [ ! -s "$n.crt" ] || ! openssl x509 -in "$n.crt" -noout -checkip "$INFRA_HOST" 2>/dev/null | grep -q 'does match'; then
+    openssl req -newkey rsa:2048 -nodes -keyout "$n.key" -out "$n.csr" -subj "/CN=$1" 2>/dev/null &&
+      printf 'subjectAltName=IP:%s,IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' "$INFRA_HOST" >"$n.ext" &&
+      openssl x509 -req -in "$n.csr" -CA "$INFRA_PKI/ca.crt" -CAkey "$INFRA_PKI/ca.key" -CAcreateserial \
+        -out "$n.crt" -days 3650 -extfile "$n.ext" 2>/dev/null ||
+      die "openssl: could not make the $1 certificate in $INFRA_PKI"
+    chmod 600 "$n.key"
+    (umask 077 && cat "$n.key" "$n.crt" >"$n.pem")
+    rm -f "$n.csr" "$n.ext"
+  fi
+  echo "$n.crt"
+}
+
+# The password of <name> (a database role, the Redis user, a SCRAM user): 32 hex characters, safe in URLs
+# unescaped, made on first use in $FLOWBOARD_HOME/secrets/<name> (root only). Prints it.
+infra_secret() {  # infra_secret <name>
+  local f=$FLOWBOARD_HOME/secrets/$1
+  if [ ! -s "$f" ]; then
+    mkdir -p "$(dirname "$f")" && chmod 700 "$(dirname "$f")"
+    (umask 077 && openssl rand -hex 16 >"$f.tmp" && mv "$f.tmp" "$f")
+  fi
+  cat "$f"
+}
+
+# ---------------------------------------------------------------------------------------------------------
 # Process control through pid files in $RUN_DIR. Each process is the leader of its own process group
 # (setsid), so a stop reaches its children too and a Ctrl-C in the launching shell does not.
 

@@ -1,6 +1,6 @@
 import type { Kafka } from 'kafkajs';
-import { createLogger } from '@flowboard/service-kit';
-import { ensureTopics, MissingTopicsError, planTopics, topicSettings } from './kafka';
+import { ConfigError, createLogger } from '@flowboard/service-kit';
+import { ensureTopics, kafkaSecurity, MissingTopicsError, planTopics, topicSettings } from './kafka';
 
 describe('planTopics', () => {
   const existing = new Map([
@@ -36,6 +36,36 @@ describe('topicSettings', () => {
     expect(
       topicSettings({ KAFKA_TOPIC_PARTITIONS: 12, KAFKA_TOPIC_REPLICATION: 3, KAFKA_CREATE_TOPICS: false }),
     ).toEqual({ partitions: 12, replicationFactor: 3, create: false });
+  });
+});
+
+describe('kafkaSecurity', () => {
+  const security = (config: Partial<Parameters<typeof kafkaSecurity>[0]>) =>
+    kafkaSecurity({ KAFKA_TLS: false, KAFKA_SASL_MECHANISM: 'none', ...config });
+
+  it('is plaintext without SASL by default (as before the settings existed)', () => {
+    expect(security({})).toEqual({ tls: false });
+    expect(security({ KAFKA_SASL_USERNAME: 'ignored' })).toEqual({ tls: false });
+  });
+
+  it('turns on TLS and SCRAM', () => {
+    expect(
+      security({
+        KAFKA_TLS: true,
+        KAFKA_SASL_MECHANISM: 'scram-sha-512',
+        KAFKA_SASL_USERNAME: 'boards',
+        KAFKA_SASL_PASSWORD: 's3cret',
+      }),
+    ).toEqual({ tls: true, sasl: { mechanism: 'scram-sha-512', username: 'boards', password: 's3cret' } });
+  });
+
+  it('names every missing credential of a mechanism', () => {
+    expect(() => security({ KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_PASSWORD: '' })).toThrow(
+      ConfigError,
+    );
+    expect(() => security({ KAFKA_SASL_MECHANISM: 'scram-sha-256' })).toThrow(
+      /KAFKA_SASL_USERNAME: required when KAFKA_SASL_MECHANISM is scram-sha-256[\s\S]*KAFKA_SASL_PASSWORD/,
+    );
   });
 });
 

@@ -1,14 +1,63 @@
 import { Kafka, logLevel } from 'kafkajs';
-import type { Logger } from '@flowboard/service-kit';
+import { ConfigError, type Logger } from '@flowboard/service-kit';
 import { fixKafkajsIdleLoop } from './kafkajs-idle-fix';
 
-export function createKafka(options: { brokers: string[]; clientId: string; logger: Logger }): Kafka {
+/** KAFKA_SASL_MECHANISM: how clients authenticate to the brokers; `none` sends no SASL handshake. */
+export const KAFKA_SASL_MECHANISMS = ['none', 'scram-sha-256', 'scram-sha-512', 'plain'] as const;
+export type KafkaSaslMechanism = (typeof KAFKA_SASL_MECHANISMS)[number];
+/** One object type per mechanism, as kafkajs declares them. */
+export type KafkaSasl = {
+  [M in Exclude<KafkaSaslMechanism, 'none'>]: { mechanism: M; username: string; password: string };
+}[Exclude<KafkaSaslMechanism, 'none'>];
+
+/** How a client reaches the brokers: TLS, SASL (both optional; neither is plaintext, as before). */
+export interface KafkaSecurity {
+  /**
+   * TLS to the brokers. The certificate is verified against Node's trust store (its CAs plus NODE_EXTRA_CA_CERTS,
+   * which is how a private CA is added: kafkajs uses tls.connect's defaults) and the broker's address.
+   */
+  tls?: boolean;
+  /** SASL authentication; SCRAM never sends the password, PLAIN does (use it over TLS only). */
+  sasl?: KafkaSasl;
+}
+
+/** A service's Kafka security settings (KAFKA_TLS, KAFKA_SASL_*): the same variables in every service using Kafka. */
+export function kafkaSecurity(config: {
+  KAFKA_TLS: boolean;
+  KAFKA_SASL_MECHANISM: KafkaSaslMechanism;
+  KAFKA_SASL_USERNAME?: string;
+  KAFKA_SASL_PASSWORD?: string;
+}): KafkaSecurity {
+  const mechanism = config.KAFKA_SASL_MECHANISM;
+  // Unset (a config built without the variables, as before they existed) is none too.
+  if (!mechanism || mechanism === 'none') return { tls: config.KAFKA_TLS === true };
+  // Checked here rather than in each schema: a schema-level refine would turn the services' zod objects into
+  // effects (no more .pick for the migration loaders). Same message shape as loadConfig's.
+  const problems = (['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const)
+    .filter((name) => !config[name])
+    .map((name) => `${name}: required when KAFKA_SASL_MECHANISM is ${mechanism}`);
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    tls: config.KAFKA_TLS === true,
+    sasl: {
+      mechanism,
+      username: config.KAFKA_SASL_USERNAME!,
+      password: config.KAFKA_SASL_PASSWORD!,
+    } as KafkaSasl,
+  };
+}
+
+export function createKafka(
+  options: { brokers: string[]; clientId: string; logger: Logger } & KafkaSecurity,
+): Kafka {
   const log = options.logger.child({ component: 'kafka' });
   if (!fixKafkajsIdleLoop())
     log.warn('kafkajs is not 2.2.4: its idle timer loop is not patched (kafkajs-idle-fix.ts)');
   return new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
+    ssl: options.tls === true,
+    sasl: options.sasl,
     // Back-off capped at 5 s (kafkajs's default cap is 30 s): after a broker restart, producers and consumers
     // reconnect within seconds instead of sleeping through half a minute of a working broker.
     retry: { initialRetryTime: 300, retries: 8, maxRetryTime: 5_000 },

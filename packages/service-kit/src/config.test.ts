@@ -86,3 +86,43 @@ describe('the shared variables: pool size and topic settings', () => {
     ]);
   });
 });
+
+describe('the shared variables: Kafka TLS and SASL', () => {
+  const schema = z.object({
+    KAFKA_TLS: env.kafkaTls(),
+    KAFKA_SASL_MECHANISM: env.kafkaSaslMechanism(),
+    KAFKA_SASL_USERNAME: env.kafkaSaslCredential(),
+    KAFKA_SASL_PASSWORD: env.kafkaSaslCredential(),
+  });
+
+  it('defaults to plaintext without SASL, and reads an empty credential (a chart default) as unset', () => {
+    expect(loadConfig(schema, { KAFKA_SASL_USERNAME: '' })).toEqual({
+      KAFKA_TLS: false,
+      KAFKA_SASL_MECHANISM: 'none',
+      KAFKA_SASL_USERNAME: undefined,
+      KAFKA_SASL_PASSWORD: undefined,
+    });
+  });
+
+  it('reads TLS, a SCRAM mechanism and its credentials', () => {
+    expect(
+      loadConfig(schema, {
+        KAFKA_TLS: 'true',
+        KAFKA_SASL_MECHANISM: 'scram-sha-256',
+        KAFKA_SASL_USERNAME: 'boards',
+        KAFKA_SASL_PASSWORD: 'pw',
+      }),
+    ).toEqual({
+      KAFKA_TLS: true,
+      KAFKA_SASL_MECHANISM: 'scram-sha-256',
+      KAFKA_SASL_USERNAME: 'boards',
+      KAFKA_SASL_PASSWORD: 'pw',
+    });
+  });
+
+  it('refuses a mechanism kafkajs does not speak and a TLS switch that is not a boolean', () => {
+    expect(() => loadConfig(schema, { KAFKA_TLS: 'yes', KAFKA_SASL_MECHANISM: 'gssapi' })).toThrow(
+      /KAFKA_TLS[\s\S]*KAFKA_SASL_MECHANISM/,
+    );
+  });
+});

@@ -2,6 +2,7 @@ import { projectDeletedV1 } from '@flowboard/events';
 import {
   BackgroundConsumer,
   createKafka,
+  kafkaSecurity,
   createLazyTopicPublisher,
   topicSettings,
 } from '@flowboard/messaging';
@@ -107,7 +108,12 @@ export function createApp(
     onBoardBatch: (writes) => boardBatch.observe(writes),
   });
 
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'boards', logger });
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'boards',
+    logger,
+    ...kafkaSecurity(config),
+  });
   const publisher = createLazyTopicPublisher(kafka, { ...topicSettings(config), logger });
   const relay = new OutboxRelay({
     pool,

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import {
   BackgroundConsumer,
   createKafka,
+  kafkaSecurity,
   createLazyTopicPublisher,
   topicSettings,
 } from '@flowboard/messaging';
@@ -77,7 +78,12 @@ export function createApp(
   const quota = quotaRepository(pool);
   const metrics = createMetricsRegistry('files');
   observePool(metrics, pool);
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'files', logger });
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'files',
+    logger,
+    ...kafkaSecurity(config),
+  });
   const publisher = createLazyTopicPublisher(kafka, { ...topicSettings(config), logger });
   const relay = new OutboxRelay({
     pool,

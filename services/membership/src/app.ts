@@ -1,4 +1,4 @@
-import { createKafka, createLazyTopicPublisher, topicSettings } from '@flowboard/messaging';
+import { createKafka, createLazyTopicPublisher, kafkaSecurity, topicSettings } from '@flowboard/messaging';
 import { createPool, OutboxRelay, stopOutbox } from '@flowboard/pg-kit';
 import { loadMembershipProto } from '@flowboard/proto';
 import {
@@ -60,7 +60,12 @@ export function createApp(config: MembershipConfig, options: { logger?: Logger }
     logger,
   });
 
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'membership', logger });
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'membership',
+    logger,
+    ...kafkaSecurity(config),
+  });
   const publisher = createLazyTopicPublisher(kafka, { ...topicSettings(config), logger });
   const relay = new OutboxRelay({
     pool,

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { inviteCreatedV1 } from '@flowboard/events';
-import { BackgroundConsumer, createKafka, topicSettings } from '@flowboard/messaging';
+import { BackgroundConsumer, createKafka, kafkaSecurity, topicSettings } from '@flowboard/messaging';
 import {
   closeServer,
   createHealthServer,
@@ -41,7 +41,12 @@ export function createApp(config: NotifierConfig, overrides: NotifierOverrides =
   const logger = overrides.logger ?? createLogger('notifier', config.LOG_LEVEL);
   const retry = overrides.retryDelayMs ?? { initial: 1_000, max: 30_000 };
 
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'notifier', logger });
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'notifier',
+    logger,
+    ...kafkaSecurity(config),
+  });
   // lazyConnect: the first command connects, so a Redis outage at boot delays sending rather than failing start.
   const redis = new Redis(config.REDIS_URL, {
     lazyConnect: true,

@@ -1,4 +1,4 @@
-import { BackgroundConsumer, createKafka, topicSettings } from '@flowboard/messaging';
+import { BackgroundConsumer, createKafka, kafkaSecurity, topicSettings } from '@flowboard/messaging';
 import { createPool, type Pool } from '@flowboard/pg-kit';
 import { loadWebhooksProto } from '@flowboard/proto';
 import {
@@ -155,7 +155,12 @@ export function createApp(
     ? undefined
     : membershipNames(config.MEMBERSHIP_ADDR, config.GRPC_DEADLINE_MS, metrics);
   const renderer = overrides.renderer ?? createApiRenderer(names!);
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'webhooks', logger });
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'webhooks',
+    logger,
+    ...kafkaSecurity(config),
+  });
   const consumer = new BackgroundConsumer({
     kafka,
     groupId: config.KAFKA_GROUP_ID,
