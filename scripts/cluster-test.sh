@@ -17,6 +17,9 @@
 #   smoke        through the gateway's Service, JSON and XML: sign-up, stories, a move, an attachment, an invite's e-mail
 #   isolation    under load: webhooks at 0 replicas, files at 0, files hung (SIGSTOP), Redis hung: what needs it
 #                fails fast (503 + Retry-After), the rest keeps answering, the gateway stays Ready, all recover alone
+#   infra-restart under load: the host's PostgreSQL, then Kafka, then Redis stopped for 10 s and started again
+#                (deploy/cluster/infra.sh): no acknowledged write, invite e-mail or webhook delivery lost, failures only
+#                while a piece is down or within 30 s of it serving again (counted), no pod restarted
 #   scale        two replicas of everything: caches exact across gateways, 50 invites = 50 e-mails, a crash loses nothing
 #   helm-test    the chart's own `helm test` hooks, as an operator runs them
 #   uninstall    `helm uninstall` leaves nothing of the release behind
@@ -183,12 +186,12 @@ jest_phase() {  # jest_phase <test file name>
       FLOWBOARD_HELM_ARGS="$CLUSTER_HOME/helm-args" FLOWBOARD_CLUSTER_NAMESPACE="$NAMESPACE" \
       FLOWBOARD_CLUSTER_RELEASE="$RELEASE" FLOWBOARD_CLUSTER_CHART="$CHART" FLOWBOARD_CONTAINERD_SOCK="$CONTAINERD_SOCK" \
       FLOWBOARD_CLUSTER_IMAGES="$CLUSTER_HOME/images" FLOWBOARD_CLUSTER_PREVIOUS_IMAGES="$CLUSTER_HOME/images-previous" \
-      FLOWBOARD_REDIS_PIDFILE="$FLOWBOARD_HOME/run/redis.pid"
+      FLOWBOARD_REDIS_PIDFILE="$FLOWBOARD_HOME/run/redis.pid" FLOWBOARD_KAFKA_PLAINTEXT_BROKERS="$(kafka_plaintext_brokers)"
     cd test/cluster
     npx jest --selectProjects cluster --runInBand "test/$1" 2>&1 | tee "$LOG_DIR/jest-$1.log"
     rc=${PIPESTATUS[0]}
     # The tests print their figures as console.log blocks; keep the figure lines for the summary.
-    grep -E '^\s+(rolling upgrade:|requests sent:|e-mails expected:|writes checked:|crash under load|scale-out invites:|skew|isolation|alias)' \
+    grep -E '^\s+(rolling upgrade:|requests sent:|e-mails expected:|writes checked:|crash under load|scale-out invites:|skew|isolation|infra-restart|alias)' \
       "$LOG_DIR/jest-$1.log" | sed 's/^ *//' >>"$FIGURES" || true
     exit "$rc"
   )
@@ -233,6 +236,7 @@ main() {
   phase skew-back jest_phase skew-back.cluster.test.ts
   phase smoke jest_phase smoke.cluster.test.ts
   phase isolation jest_phase isolation.cluster.test.ts
+  phase infra-restart jest_phase infra-restart.cluster.test.ts
   phase scale jest_phase scale.cluster.test.ts
   phase helm-test helm_test
   phase uninstall uninstall

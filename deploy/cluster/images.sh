@@ -6,7 +6,7 @@
 #   deploy/cluster/images.sh [--ref <commit>] [--version <v>] [--out <file>] [--import] [--tag <t>] [--jobs <n>]
 #                            [--bases-only]
 #
-# builds what changed and writes "<service> <tag> <version>" lines to <file> (default $CLUSTER_HOME/images); --import
+# builds what changed and writes "<service> <tag> <version> <kafka>" lines to <file> (default $CLUSTER_HOME/images); --import
 # also loads them into the running node's containerd; --tag also names each image flowboard/<service>:<t> (compose's
 # `dev`); --bases-only stops after the two base images.
 #
@@ -134,7 +134,15 @@ service_version() {  # service_version <tree> <service>
   echo "$v"
 }
 
-# One service image of the tree <src>; writes "<service> <tag> <version>" to <result>. Its log: build-<svc><suffix>.log.
+# What a tree's services can say to Kafka: `tls-sasl` when they have KAFKA_TLS and KAFKA_SASL_* (service-kit's
+# config), `plaintext` for a release from before them, which the cluster test points at Kafka's plaintext listener
+# (deploy/cluster/lib.sh, image_args) as an operator keeps one open while old clients remain.
+kafka_security() {  # kafka_security <tree>
+  if grep -q KAFKA_SASL_MECHANISM "$1/packages/service-kit/src/config.ts" 2>/dev/null; then echo tls-sasl; else echo plaintext; fi
+}
+
+# One service image of the tree <src>; writes "<service> <tag> <version> <kafka>" to <result>. Its log:
+# build-<svc><suffix>.log.
 build_service() {  # build_service <src> <service> <result> <log suffix>
   local src=$1 svc=$2 result=$3 log="$LOG_DIR/build-$2$4.log" t0 id tag version label
   t0=$(now_ms)
@@ -148,7 +156,7 @@ build_service() {  # build_service <src> <service> <result> <log suffix>
   tag=${tag:0:16}
   docker tag "$id" "flowboard/$svc:$tag"
   log "images: flowboard/$svc:$tag, version $version${4:+ (commit ${4#-})} ($(((($(now_ms) - t0) + 500) / 1000))s)" >&2
-  echo "$svc $tag $version" >"$result"
+  echo "$svc $tag $version $(kafka_security "$src")" >"$result"
 }
 
 main() {

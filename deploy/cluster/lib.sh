@@ -26,6 +26,9 @@ export FLOWBOARD_MAILPIT_PORT=${FLOWBOARD_CLUSTER_MAILPIT_PORT:-8045}
 # The cluster's infrastructure runs as production's would (deploy/local/lib.sh, infra.sh): TLS from one CA, passwords.
 # FLOWBOARD_INFRA_SECURE=0 gives the plain one, for comparing.
 export FLOWBOARD_INFRA_SECURE=${FLOWBOARD_INFRA_SECURE:-1}
+# Secure only: Kafka's plaintext listener beside the SASL_SSL one, for the services of a release from before Kafka TLS
+# and SASL (the skew phases' previous release; image_args points them at it). The current images never use it.
+export FLOWBOARD_KAFKA_PLAINTEXT_PORT=${FLOWBOARD_CLUSTER_KAFKA_PLAINTEXT_PORT:-24115}
 
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../local/lib.sh"
@@ -149,17 +152,17 @@ webhooks_secret_key() {
 # (webhooks) reaches the infrastructure on this host only, as an operator would pin it; webhooks may deliver to this
 # host (the tests' receivers), nowhere else off the public internet.
 # Secure infrastructure (FLOWBOARD_INFRA_SECURE=1): each role's password and verify-full, whose CA every pod trusts
-# through the ConfigMap below (deploy/cluster/values.yaml, `default:`); Redis as its ACL user.
+# through the ConfigMap below (deploy/cluster/values.yaml, `default:`); Redis as its ACL user over TLS (rediss://).
 HELM_ARGS=()
 helm_args() {  # helm_args <images file>
-  local pg="$BRIDGE_IP:$FLOWBOARD_PG_PORT/flowboard" redis="$BRIDGE_IP:$FLOWBOARD_REDIS_PORT" svc
+  local pg="$BRIDGE_IP:$FLOWBOARD_PG_PORT/flowboard" redis="redis://$BRIDGE_IP:$FLOWBOARD_REDIS_PORT" svc
   local -A db
   for svc in boards membership files webhooks; do db[$svc]=postgresql://$svc@$pg; done
   if [ "$INFRA_SECURE" = 1 ]; then
     for svc in boards membership files webhooks; do
       db[$svc]="postgresql://$svc:$(infra_secret "pg-$svc")@$pg?sslmode=verify-full"
     done
-    redis="flowboard:$(infra_secret redis)@$redis"
+    redis="rediss://flowboard:$(infra_secret redis)@$BRIDGE_IP:$FLOWBOARD_REDIS_PORT"
   fi
   HELM_ARGS=(--namespace "$NAMESPACE" -f "$CLUSTER_VALUES"
     --set-string "external.kafka.brokers=$BRIDGE_IP:$FLOWBOARD_KAFKA_PORT"
@@ -172,7 +175,7 @@ helm_args() {  # helm_args <images file>
     --set-string "secrets.values.FILES_DATABASE_URL=${db[files]}"
     --set-string "secrets.values.WEBHOOKS_DATABASE_URL=${db[webhooks]}"
     --set-string "secrets.values.WEBHOOKS_SECRET_ENCRYPTION_KEY=$(webhooks_secret_key)"
-    --set-string "secrets.values.REDIS_URL=redis://$redis"
+    --set-string "secrets.values.REDIS_URL=$redis"
     --set-string "secrets.values.SMTP_URL=smtp://$BRIDGE_IP:$FLOWBOARD_SMTP_PORT"
     --set-string "secrets.values.S3_ACCESS_KEY=flowboard" --set-string "secrets.values.S3_SECRET_KEY=flowboard-secret"
     --set-string "components.webhooks.env.WEBHOOK_ALLOWED_HOSTS=$BRIDGE_IP"
@@ -183,12 +186,18 @@ helm_args() {  # helm_args <images file>
   kafka_helm_args
 }
 
+# The plaintext listener's address (secure infrastructure only; nothing otherwise).
+kafka_plaintext_brokers() {
+  if [ "$INFRA_SECURE" = 1 ]; then echo "$BRIDGE_IP:$FLOWBOARD_KAFKA_PLAINTEXT_PORT"; fi
+}
+
 # Secure infrastructure: Kafka's clients listener wants TLS (the CA above) and SCRAM as infra.sh's user flowboard;
 # each of the five Kafka components gets the password from the release's Secret, as an operator would map it.
 kafka_helm_args() {
   [ "$INFRA_SECURE" = 1 ] || return 0
   local c
-  HELM_ARGS+=(--set external.kafka.tls=true --set-string external.kafka.sasl.mechanism=scram-sha-512
+  HELM_ARGS+=(--set "networkPolicy.infrastructure.kafka.ports={$FLOWBOARD_KAFKA_PORT,$FLOWBOARD_KAFKA_PLAINTEXT_PORT}"
+    --set external.kafka.tls=true --set-string external.kafka.sasl.mechanism=scram-sha-512
     --set-string external.kafka.sasl.username=flowboard
     --set-string "secrets.values.KAFKA_SASL_PASSWORD=$(infra_secret kafka-flowboard)")
   for c in boards membership files notifier webhooks; do
@@ -205,12 +214,17 @@ ensure_ca_configmap() {
 }
 
 # The --set-string arguments of an images file, one a line: each service's image tag and release version (images
-# files from before the version column set the tag only).
+# files from before the version column set the tag only). A service built before Kafka TLS and SASL (the fourth
+# column `plaintext`, images.sh) reaches the secure Kafka through its plaintext listener, as an operator keeps one
+# open for old clients during a migration; the gateway has no Kafka.
 image_args() {  # image_args <images file>
-  local svc tag version
-  while read -r svc tag version; do
+  local svc tag version kafka
+  while read -r svc tag version kafka; do
     printf '%s\n' --set-string "components.$svc.image.tag=$tag"
     [ -z "$version" ] || printf '%s\n' --set-string "components.$svc.version=$version"
+    if [ "$kafka" = plaintext ] && [ "$svc" != gateway ] && [ -n "$(kafka_plaintext_brokers)" ]; then
+      printf '%s\n' --set-string "components.$svc.env.KAFKA_BROKERS=$(kafka_plaintext_brokers)"
+    fi
   done <"$1"
 }
 

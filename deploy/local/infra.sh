@@ -158,24 +158,30 @@ launch_redis() {
   # Protected mode refuses every non-loopback client of a server without a password; the one other address we ever
   # listen on is the cluster's pod bridge, private to this machine, whose pods are the clients.
   [ "$INFRA_HOST" = 127.0.0.1 ] || persist+=(--protected-mode no)
-  # Secure: an ACL user with a password and the passwordless default user off, from a config file (root only) so the
-  # password is not in ps. No TLS: Redis holds caches, rate limits and idempotency keys on the pod network of this one
-  # host; the password is what production needs first (docs/operations.md, "TLS to PostgreSQL and Redis").
-  local conf=()
+  # Secure: TLS only (the port speaks nothing else; the certificate from the shared CA, no client certificates) and an
+  # ACL user with a password, the passwordless default user off. Both from a config file (root only), so neither the
+  # password nor the key's path is in ps.
+  local conf=() port=(--port "$FLOWBOARD_REDIS_PORT")
   if [ "$INFRA_SECURE" = 1 ]; then
-    conf=("$FLOWBOARD_HOME/redis/acl.conf")
-    (umask 077 && printf 'user default off resetpass\nuser %s on >%s ~* &* +@all\n' "$REDIS_USER" \
-      "$(infra_secret redis)" >"${conf[0]}")
+    local crt
+    crt=$(infra_server_cert redis)
+    conf=("$FLOWBOARD_HOME/redis/secure.conf")
+    port=(--port 0)
+    (umask 077 && printf '%s\n' "user default off resetpass" \
+      "user $REDIS_USER on >$(infra_secret redis) ~* &* +@all" \
+      "tls-port $FLOWBOARD_REDIS_PORT" "tls-cert-file $crt" "tls-key-file ${crt%.crt}.key" \
+      "tls-ca-cert-file $(infra_ca)" "tls-auth-clients no" >"${conf[0]}")
   fi
-  log "redis: starting on $INFRA_HOST:$FLOWBOARD_REDIS_PORT"
-  start_detached redis "$LOG_DIR/redis.log" redis-server "${conf[@]}" --bind "$INFRA_HOST" --port "$FLOWBOARD_REDIS_PORT" \
+  log "redis: starting on $INFRA_HOST:$FLOWBOARD_REDIS_PORT${conf:+ (TLS, ACL user $REDIS_USER)}"
+  start_detached redis "$LOG_DIR/redis.log" redis-server "${conf[@]}" --bind "$INFRA_HOST" "${port[@]}" \
     --daemonize no --dir "$FLOWBOARD_HOME/redis" "${persist[@]}"
 }
 
-# redis-cli as the ACL user when secure (the password through the environment, not argv).
+# redis-cli as the ACL user over TLS when secure (the password through the environment, not argv).
 redis_cli() {
   if [ "$INFRA_SECURE" = 1 ]; then
-    REDISCLI_AUTH=$(infra_secret redis) redis-cli --user "$REDIS_USER" -h "$INFRA_HOST" -p "$FLOWBOARD_REDIS_PORT" "$@"
+    REDISCLI_AUTH=$(infra_secret redis) redis-cli --tls --cacert "$(infra_ca)" --user "$REDIS_USER" \
+      -h "$INFRA_HOST" -p "$FLOWBOARD_REDIS_PORT" "$@"
   else
     redis-cli -h "$INFRA_HOST" -p "$FLOWBOARD_REDIS_PORT" "$@"
   fi
@@ -377,7 +383,7 @@ write_env() {  # connection settings for services.sh, tests and humans
       db[$svc]="'postgresql://$svc:$(infra_secret "pg-$svc")@$pg?sslmode=verify-full&sslrootcert=$(infra_ca)'"
     done
     admin="'postgresql://postgres@/flowboard?host=$(pg_dir)&port=$FLOWBOARD_PG_PORT'"
-    redis=redis://$REDIS_USER:$(infra_secret redis)@$INFRA_HOST:$FLOWBOARD_REDIS_PORT
+    redis=rediss://$REDIS_USER:$(infra_secret redis)@$INFRA_HOST:$FLOWBOARD_REDIS_PORT
     secure_lines="export FLOWBOARD_INFRA_CA=$(infra_ca)"
     touch "$FLOWBOARD_HOME/infra.env.tmp" && chmod 600 "$FLOWBOARD_HOME/infra.env.tmp"
   fi

@@ -62,22 +62,25 @@ export const env = {
       .refine((n) => n !== 0, 'must be -1 (the broker default) or at least 1')
       .default(-1),
   /**
-   * KAFKA_TLS: TLS to the brokers, verified against Node's CAs plus NODE_EXTRA_CA_CERTS (docs/operations.md,
-   * "Kafka TLS and SASL"). Default false: plaintext, as before.
+   * The Kafka clients' security, the same four variables in every service using Kafka (docs/operations.md, "Kafka TLS
+   * and SASL"), spread into its schema. KAFKA_TLS: TLS to the brokers, verified against Node's CAs plus
+   * NODE_EXTRA_CA_CERTS (default false: plaintext). KAFKA_SASL_MECHANISM: none (default), scram-sha-256,
+   * scram-sha-512 or plain; KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD are required with one (@flowboard/messaging
+   * checks), an empty one counts as unset (a chart default).
    */
-  kafkaTls: () =>
-    z
-      .enum(['true', 'false', '1', '0'])
-      .default('false')
-      .transform((v) => v === 'true' || v === '1'),
-  /** KAFKA_SASL_MECHANISM: none (default), scram-sha-256, scram-sha-512 or plain (@flowboard/messaging checks the rest). */
-  kafkaSaslMechanism: () => z.enum(['none', 'scram-sha-256', 'scram-sha-512', 'plain']).default('none'),
-  /** KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD: required with a mechanism; empty counts as unset (a chart default). */
-  kafkaSaslCredential: () =>
-    z
-      .string()
-      .optional()
-      .transform((v) => v || undefined),
+  kafkaSecurity: () => {
+    const credential = () =>
+      z
+        .string()
+        .optional()
+        .transform((v) => v || undefined);
+    return {
+      KAFKA_TLS: env.bool(false),
+      KAFKA_SASL_MECHANISM: z.enum(['none', 'scram-sha-256', 'scram-sha-512', 'plain']).default('none'),
+      KAFKA_SASL_USERNAME: credential(),
+      KAFKA_SASL_PASSWORD: credential(),
+    };
+  },
 };
 
 /** For entry points: parse, or print every problem (no stack trace) and exit 1. */

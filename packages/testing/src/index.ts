@@ -7,3 +7,4 @@ export * from './tcp-proxy';
 export * from './outbox-events';
 export * from './kafka-tail';
 export * from './event-schemas';
+export * from './webhook-receiver';

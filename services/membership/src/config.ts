@@ -20,10 +20,7 @@ export const configSchema = z.object({
   KAFKA_TOPIC_REPLICATION: env.topicReplication(),
   KAFKA_CREATE_TOPICS: env.bool(true),
   /** TLS and SASL to the brokers (docs/operations.md, "Kafka TLS and SASL"); the password is a secret. */
-  KAFKA_TLS: env.kafkaTls(),
-  KAFKA_SASL_MECHANISM: env.kafkaSaslMechanism(),
-  KAFKA_SASL_USERNAME: env.kafkaSaslCredential(),
-  KAFKA_SASL_PASSWORD: env.kafkaSaslCredential(),
+  ...env.kafkaSecurity(),
   /** Sign-up (POST /api/v1/users) can be switched off; the RPC then answers NOT_FOUND. */
   SIGNUP_ENABLED: env.bool(true),
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),

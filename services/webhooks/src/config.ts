@@ -30,10 +30,7 @@ export const configSchema = z
     KAFKA_TOPIC_REPLICATION: env.topicReplication(),
     KAFKA_CREATE_TOPICS: env.bool(true),
     /** TLS and SASL to the brokers (docs/operations.md, "Kafka TLS and SASL"); the password is a secret. */
-    KAFKA_TLS: env.kafkaTls(),
-    KAFKA_SASL_MECHANISM: env.kafkaSaslMechanism(),
-    KAFKA_SASL_USERNAME: env.kafkaSaslCredential(),
-    KAFKA_SASL_PASSWORD: env.kafkaSaslCredential(),
+    ...env.kafkaSecurity(),
     /**
      * Seals the webhooks' signing secrets at rest (AES-256-GCM): base64 of 32 random bytes
      * (`openssl rand -base64 32`). Losing it makes every stored secret unusable.

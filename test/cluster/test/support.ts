@@ -88,27 +88,36 @@ export async function helmValues(revision: number): Promise<{
 export interface ImageRef {
   tag: string;
   version: string;
+  /** What the image's service can say to Kafka: `tls-sasl`, or `plaintext` (a release from before KAFKA_TLS). */
+  kafka: string;
 }
 
-/** An images file of images.sh ("<service> <tag> <version>" lines): service → image tag and release version. */
+/** An images file of images.sh ("<service> <tag> <version> <kafka>" lines): service → its ImageRef. */
 export function readImages(imagesFile: string): Map<string, ImageRef> {
   return new Map(
     readFileSync(imagesFile, 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((line) => {
-        const [svc, tag, version] = line.split(' ');
-        return [svc!, { tag: tag!, version: version ?? '' }];
+        const [svc, tag, version, kafka] = line.split(' ');
+        return [svc!, { tag: tag!, version: version ?? '', kafka: kafka ?? '' }];
       }),
   );
 }
 
-/** `--set-string` arguments giving each service of `images` its image tag and release version. */
+/**
+ * `--set-string` arguments giving each service of `images` its image tag and release version, and a service built
+ * before Kafka TLS and SASL Kafka's plaintext listener (deploy/cluster/lib.sh, image_args: the same rule).
+ */
 export function imageArgs(images: Map<string, ImageRef>): string[] {
-  return [...images].flatMap(([svc, { tag, version }]) => [
+  const plaintextBrokers = process.env.FLOWBOARD_KAFKA_PLAINTEXT_BROKERS;
+  return [...images].flatMap(([svc, { tag, version, kafka }]) => [
     '--set-string',
     `components.${svc}.image.tag=${tag}`,
     ...(version ? ['--set-string', `components.${svc}.version=${version}`] : []),
+    ...(kafka === 'plaintext' && svc !== 'gateway' && plaintextBrokers
+      ? ['--set-string', `components.${svc}.env.KAFKA_BROKERS=${plaintextBrokers}`]
+      : []),
   ]);
 }
 

@@ -22,7 +22,8 @@ export function infraSetting(name: string): string {
   const file = readFileSync(path.join(FLOWBOARD_HOME, 'infra.env'), 'utf8');
   const match = new RegExp(`^export ${name}=(.*)$`, 'm').exec(file);
   if (!match) throw new Error(`${name} is neither in the environment nor in ${FLOWBOARD_HOME}/infra.env`);
-  return match[1]!.trim();
+  // infra.sh single-quotes a value holding `&` (a secure stack's database URLs).
+  return match[1]!.trim().replace(/^'(.*)'$/, '$1');
 }
 
 /**

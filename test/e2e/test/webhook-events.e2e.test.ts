@@ -1,6 +1,5 @@
-import { waitFor } from '@flowboard/testing';
+import { signatureOk, waitFor, WebhookReceiver, type Received } from '@flowboard/testing';
 import { api, createProject, signUp, type SignedUp } from './support';
-import { signatureOk, WebhookReceiver, type Received } from './webhook-receiver';
 
 /**
  * Webhook events end to end (issue 17): changes made through the API reach a real HTTP receiver from every

@@ -1,4 +1,4 @@
-import { uniqueSuffix, waitFor } from '@flowboard/testing';
+import { signatureOk, uniqueSuffix, waitFor, WebhookReceiver } from '@flowboard/testing';
 import {
   accessLadder,
   accessMatrix,
@@ -10,7 +10,6 @@ import {
   XML_HEADERS,
   type SignedUp,
 } from './support';
-import { signatureOk, WebhookReceiver } from './webhook-receiver';
 
 /**
  * `P/webhooks...` (a flowboard addition) through the gateway against the real webhooks service: CRUD in JSON and

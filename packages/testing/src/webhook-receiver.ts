@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '@flowboard/testing';
+import { waitFor } from './env';
 
 /** One request a receiver got. */
 export interface Received {
@@ -12,9 +12,9 @@ export interface Received {
 }
 
 /**
- * An HTTP receiver on 127.0.0.1 for the e2e tests' webhooks: records every request and answers 204, or `failing`
- * while that is set. The stack's webhooks service must allow loopback targets (`WEBHOOK_ALLOWED_HOSTS`, which the
- * local stack sets to loopback).
+ * An HTTP receiver for the tests' webhooks: records every request and answers 204, or `failing` while that is set.
+ * On 127.0.0.1 by default (the e2e tests; the local stack's `WEBHOOK_ALLOWED_HOSTS` allows loopback), or on the
+ * address given (the cluster tests: the pod bridge's address on this host, which the cluster's webhooks may reach).
  */
 export class WebhookReceiver {
   readonly received: Received[] = [];
@@ -30,14 +30,16 @@ export class WebhookReceiver {
     });
   });
 
-  static async start(): Promise<WebhookReceiver> {
-    const receiver = new WebhookReceiver();
-    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+  private constructor(private readonly host: string) {}
+
+  static async start(host = '127.0.0.1'): Promise<WebhookReceiver> {
+    const receiver = new WebhookReceiver(host);
+    await new Promise<void>((resolve) => receiver.server.listen(0, host, resolve));
     return receiver;
   }
 
   url(path = '/hooks'): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
+    return `http://${this.host}:${(this.server.address() as AddressInfo).port}${path}`;
   }
 
   /** Requests with this `webhook-id` (retries and redeliveries of one event share it). */
