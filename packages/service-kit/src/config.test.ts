@@ -88,7 +88,12 @@ describe('the shared variables: pool size and topic settings', () => {
 });
 
 describe('the shared variables: Kafka TLS and SASL', () => {
-  const schema = z.object(env.kafkaSecurity());
+  const schema = z.object({
+    KAFKA_TLS: env.bool(false),
+    KAFKA_SASL_MECHANISM: env.kafkaSaslMechanism(),
+    KAFKA_SASL_USERNAME: env.kafkaSaslCredential(),
+    KAFKA_SASL_PASSWORD: env.kafkaSaslCredential(),
+  });
 
   it('defaults to plaintext without SASL, and reads an empty credential (a chart default) as unset', () => {
     expect(loadConfig(schema, { KAFKA_SASL_USERNAME: '' })).toEqual({

@@ -62,25 +62,17 @@ export const env = {
       .refine((n) => n !== 0, 'must be -1 (the broker default) or at least 1')
       .default(-1),
   /**
-   * The Kafka clients' security, the same four variables in every service using Kafka (docs/operations.md, "Kafka TLS
-   * and SASL"), spread into its schema. KAFKA_TLS: TLS to the brokers, verified against Node's CAs plus
-   * NODE_EXTRA_CA_CERTS (default false: plaintext). KAFKA_SASL_MECHANISM: none (default), scram-sha-256,
-   * scram-sha-512 or plain; KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD are required with one (@flowboard/messaging
-   * checks), an empty one counts as unset (a chart default).
+   * KAFKA_SASL_MECHANISM: how a Kafka client authenticates (docs/operations.md, "Kafka TLS and SASL"): none (default),
+   * scram-sha-256, scram-sha-512 or plain. With one, @flowboard/messaging requires the two credentials below. TLS is
+   * KAFKA_TLS, a plain `bool(false)`: verified against Node's CAs plus NODE_EXTRA_CA_CERTS.
    */
-  kafkaSecurity: () => {
-    const credential = () =>
-      z
-        .string()
-        .optional()
-        .transform((v) => v || undefined);
-    return {
-      KAFKA_TLS: env.bool(false),
-      KAFKA_SASL_MECHANISM: z.enum(['none', 'scram-sha-256', 'scram-sha-512', 'plain']).default('none'),
-      KAFKA_SASL_USERNAME: credential(),
-      KAFKA_SASL_PASSWORD: credential(),
-    };
-  },
+  kafkaSaslMechanism: () => z.enum(['none', 'scram-sha-256', 'scram-sha-512', 'plain']).default('none'),
+  /** KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD: required with a mechanism; empty counts as unset (a chart default). */
+  kafkaSaslCredential: () =>
+    z
+      .string()
+      .optional()
+      .transform((v) => v || undefined),
 };
 
 /** For entry points: parse, or print every problem (no stack trace) and exit 1. */

@@ -33,7 +33,10 @@ export const configSchema = z.object({
   KAFKA_TOPIC_REPLICATION: env.topicReplication(),
   KAFKA_CREATE_TOPICS: env.bool(true),
   /** TLS and SASL to the brokers (docs/operations.md, "Kafka TLS and SASL"); the password is a secret. */
-  ...env.kafkaSecurity(),
+  KAFKA_TLS: env.bool(false),
+  KAFKA_SASL_MECHANISM: env.kafkaSaslMechanism(),
+  KAFKA_SASL_USERNAME: env.kafkaSaslCredential(),
+  KAFKA_SASL_PASSWORD: env.kafkaSaslCredential(),
   /** How often the outbox relay looks for unpublished events (it is also woken after each write with events). */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(250),
   /** Published outbox events older than this are deleted (Kafka has them); checked every minute. */

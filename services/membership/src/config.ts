@@ -20,7 +20,10 @@ export const configSchema = z.object({
   KAFKA_TOPIC_REPLICATION: env.topicReplication(),
   KAFKA_CREATE_TOPICS: env.bool(true),
   /** TLS and SASL to the brokers (docs/operations.md, "Kafka TLS and SASL"); the password is a secret. */
-  ...env.kafkaSecurity(),
+  KAFKA_TLS: env.bool(false),
+  KAFKA_SASL_MECHANISM: env.kafkaSaslMechanism(),
+  KAFKA_SASL_USERNAME: env.kafkaSaslCredential(),
+  KAFKA_SASL_PASSWORD: env.kafkaSaslCredential(),
   /** Sign-up (POST /api/v1/users) can be switched off; the RPC then answers NOT_FOUND. */
   SIGNUP_ENABLED: env.bool(true),
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),

@@ -18,7 +18,10 @@ export const configSchema = z.object({
   KAFKA_TOPIC_REPLICATION: env.topicReplication(),
   KAFKA_CREATE_TOPICS: env.bool(true),
   /** TLS and SASL to the brokers (docs/operations.md, "Kafka TLS and SASL"); the password is a secret. */
-  ...env.kafkaSecurity(),
+  KAFKA_TLS: env.bool(false),
+  KAFKA_SASL_MECHANISM: env.kafkaSaslMechanism(),
+  KAFKA_SASL_USERNAME: env.kafkaSaslCredential(),
+  KAFKA_SASL_PASSWORD: env.kafkaSaslCredential(),
   REDIS_URL: env.url(),
   /** `smtp://host:port`, optionally `smtp://user:pass@host:port` (percent-encoded). Plain SMTP, no TLS. */
   SMTP_URL: env.url().refine((url) => /^smtp:\/\//i.test(url), 'must be an smtp:// URL'),

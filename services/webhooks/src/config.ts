@@ -30,7 +30,10 @@ export const configSchema = z
     KAFKA_TOPIC_REPLICATION: env.topicReplication(),
     KAFKA_CREATE_TOPICS: env.bool(true),
     /** TLS and SASL to the brokers (docs/operations.md, "Kafka TLS and SASL"); the password is a secret. */
-    ...env.kafkaSecurity(),
+    KAFKA_TLS: env.bool(false),
+    KAFKA_SASL_MECHANISM: env.kafkaSaslMechanism(),
+    KAFKA_SASL_USERNAME: env.kafkaSaslCredential(),
+    KAFKA_SASL_PASSWORD: env.kafkaSaslCredential(),
     /**
      * Seals the webhooks' signing secrets at rest (AES-256-GCM): base64 of 32 random bytes
      * (`openssl rand -base64 32`). Losing it makes every stored secret unusable.

@@ -159,7 +159,9 @@ describe('the infrastructure restarted under load', () => {
     const restarted = podsAfter
       .map((p) => ({ p, before: podsBefore.find((q: PodInfo) => q.uid === p.uid) }))
       .filter(({ p, before }) => !before || p.restarts > before.restarts)
-      .map(({ p, before }) => `${p.name} (${before ? `${p.restarts - before.restarts} restart(s)` : 'new pod'})`);
+      .map(
+        ({ p, before }) => `${p.name} (${before ? `${p.restarts - before.restarts} restart(s)` : 'new pod'})`,
+      );
     await receiver.close();
 
     lines.push(
@@ -171,9 +173,9 @@ describe('the infrastructure restarted under load', () => {
     );
     console.log(lines.join('\n'));
 
-    expect(unexplained.map((r) => `${r.op} ${r.status} in ${r.ms} ms at ${new Date(r.at).toISOString()}`)).toEqual(
-      [],
-    );
+    expect(
+      unexplained.map((r) => `${r.op} ${r.status} in ${r.ms} ms at ${new Date(r.at).toISOString()}`),
+    ).toEqual([]);
     expect(lost).toEqual([]);
     expect(emailsLost).toEqual([]);
     // A copy is the same e-mail (one Message-ID per invite event), as the notifier guarantees when an event comes twice.
