@@ -197,3 +197,5 @@ export FLOWBOARD_OPERATOR_TOKEN
 run_phase e2e npx turbo run e2e --concurrency=1 --continue
 # Last: it writes a lot of random data. The served OpenAPI document against the running stack (schemathesis).
 run_phase fuzz bash scripts/fuzz.sh
+# The backup and restore drill (docs/operations.md): back up the stack, fuzz data and all, wipe it, restore it, check.
+run_phase drill bash scripts/backup-drill.sh
