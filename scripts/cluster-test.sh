@@ -57,7 +57,7 @@ summary() {
   echo
   echo "Cluster test summary ($(awk -v ms=$(($(now_ms) - T_START)) 'BEGIN { printf "%.0f", ms / 1000 }')s total)"
   for name in "${PHASES[@]}"; do
-    printf '  %-12s %-7s %5ss\n' "$name" "${STATUS[$name]:-aborted}" "${SECS[$name]:-?}"
+    printf '  %-13s %-7s %5ss\n' "$name" "${STATUS[$name]:-aborted}" "${SECS[$name]:-?}"
     if [ "${STATUS[$name]:-}" = ok ]; then p=$((p + 1)); else f=$((f + 1)); fi
   done
   if [ -s "$FIGURES" ]; then
