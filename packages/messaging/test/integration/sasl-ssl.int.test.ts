@@ -6,14 +6,14 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
+import { Network, Wait, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
 import {
-  GenericContainer,
-  Network,
-  Wait,
-  type StartedNetwork,
-  type StartedTestContainer,
-} from 'testcontainers';
-import { REPO_ROOT, RUN_LABEL, infrastructureImages, removeRun } from '@flowboard/testing/containers';
+  LoopbackContainer,
+  REPO_ROOT,
+  RUN_LABEL,
+  infrastructureImages,
+  removeRun,
+} from '@flowboard/testing/containers';
 import { createLogger } from '@flowboard/service-kit';
 import { createKafka, ensureTopics } from '../../src';
 
@@ -39,22 +39,6 @@ let network: StartedNetwork | undefined;
 let container: StartedTestContainer | undefined;
 let brokers: string[];
 let caPem: string;
-
-/** Published on this host's loopback only when the engine is local (as @flowboard/testing's containers are). */
-class LoopbackContainer extends GenericContainer {
-  constructor(
-    image: string,
-    private readonly loopbackOnly: boolean,
-  ) {
-    super(image);
-  }
-
-  protected override async beforeContainerCreated(): Promise<void> {
-    if (!this.loopbackOnly) return;
-    for (const bindings of Object.values(this.hostConfig.PortBindings ?? {}))
-      for (const binding of bindings as Array<{ HostIp?: string }>) binding.HostIp = '127.0.0.1';
-  }
-}
 
 /** kafkajs without retries: a refused connection fails at once instead of backing off for half a minute. */
 const bareClient = (options: { ssl: boolean; sasl?: SASLOptions }) =>

@@ -47,7 +47,7 @@ const published = (c: StartedTestContainer, ...ports: number[]) =>
   ports.map((p) => `${c.getHost()}:${c.getMappedPort(p)} → ${p}`).join(', ');
 
 /** A container whose published ports listen on this host's loopback only, not on every interface. */
-class LoopbackContainer extends GenericContainer {
+export class LoopbackContainer extends GenericContainer {
   constructor(
     image: string,
     private readonly loopbackOnly: boolean,
