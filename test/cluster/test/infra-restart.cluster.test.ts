@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { uniqueSuffix, waitFor, WebhookReceiver } from '@flowboard/testing';
+import { uniqueSuffix, waitFor, WebhookReceiver, type Received } from '@flowboard/testing';
 import { Load, lostWrites, type RequestRecord } from './load';
 import { api, createBoard, mailIds, pods, signUp, sleep, type PodInfo } from './support';
 
@@ -128,30 +128,23 @@ describe('the infrastructure restarted under load', () => {
     const invitees = await mailIds(report.invitees, 180_000);
     const emailsLost = [...invitees].filter(([, got]) => got.length === 0).map(([to]) => to);
     const doubled = [...invitees].filter(([, got]) => got.length > 1);
+    const storiesCreated = (requests: Received[]) =>
+      new Set(
+        requests
+          .map((r) => JSON.parse(r.body) as { type: string; data: { id: number } })
+          .filter((e) => e.type === 'story.created')
+          .map((e) => e.data.id),
+      );
     const delivered = await receiver
       .waitFor(
         (requests) => {
-          const created = new Set(
-            requests
-              .map((r) => JSON.parse(r.body) as { type: string; data: { id: number } })
-              .filter((e) => e.type === 'story.created')
-              .map((e) => e.data.id),
-          );
+          const created = storiesCreated(requests);
           return writer.acknowledged.every((id) => created.has(id)) ? created : undefined;
         },
         'a story.created delivery for every acknowledged story',
         180_000,
       )
-      .catch(
-        () =>
-          new Set(
-            receiver.received
-              .filter((r) => r.status < 300)
-              .map((r) => JSON.parse(r.body) as { type: string; data: { id: number } })
-              .filter((e) => e.type === 'story.created')
-              .map((e) => e.data.id),
-          ),
-      );
+      .catch(() => storiesCreated(receiver.received.filter((r) => r.status < 300)));
     const deliveriesLost = writer.acknowledged.filter((id) => !delivered.has(id));
     const lost = await lostWrites(report);
 

@@ -40,6 +40,16 @@ let container: StartedTestContainer | undefined;
 let brokers: string[];
 let caPem: string;
 
+/** A client as a service makes it (createKafka), over TLS as USER with the given SCRAM mechanism. */
+const scramKafka = (mechanism: 'scram-sha-256' | 'scram-sha-512') =>
+  createKafka({
+    brokers,
+    clientId: `sasl-ssl-test-${mechanism}`,
+    logger,
+    tls: true,
+    sasl: { mechanism, username: USER, password: PASSWORD },
+  });
+
 /** kafkajs without retries: a refused connection fails at once instead of backing off for half a minute. */
 const bareClient = (options: { ssl: boolean; sasl?: SASLOptions }) =>
   new Kafka({
@@ -163,13 +173,7 @@ run('Kafka requiring SASL/SCRAM over TLS (infra.sh secure mode configuration)', 
     // What NODE_EXTRA_CA_CERTS does at start, done in this process: the CA joins the default CAs of tls.connect,
     // which kafkajs uses (no `ca` option anywhere in @flowboard/messaging).
     tls.setDefaultCACertificates([...tls.getCACertificates('default'), caPem]);
-    const kafka = createKafka({
-      brokers,
-      clientId: 'sasl-ssl-test',
-      logger,
-      tls: true,
-      sasl: { mechanism: 'scram-sha-512', username: USER, password: PASSWORD },
-    });
+    const kafka = scramKafka('scram-sha-512');
     const topic = `sasl-ssl-${Date.now().toString(36)}`;
     await ensureTopics(kafka, [topic], { partitions: 1, replicationFactor: 1 });
     const producer = kafka.producer();
@@ -187,13 +191,7 @@ run('Kafka requiring SASL/SCRAM over TLS (infra.sh secure mode configuration)', 
   }, 60_000);
 
   it('serves SCRAM-SHA-256 too (the user has both)', async () => {
-    const kafka = createKafka({
-      brokers,
-      clientId: 'sasl-ssl-test-256',
-      logger,
-      tls: true,
-      sasl: { mechanism: 'scram-sha-256', username: USER, password: PASSWORD },
-    });
+    const kafka = scramKafka('scram-sha-256');
     expect(await listTopics(kafka)).toEqual(expect.any(Array));
   }, 60_000);
 
