@@ -188,7 +188,10 @@ jest_phase() {  # jest_phase <test file name>
       FLOWBOARD_CLUSTER_IMAGES="$CLUSTER_HOME/images" FLOWBOARD_CLUSTER_PREVIOUS_IMAGES="$CLUSTER_HOME/images-previous" \
       FLOWBOARD_REDIS_PIDFILE="$FLOWBOARD_HOME/run/redis.pid" FLOWBOARD_KAFKA_PLAINTEXT_BROKERS="$(kafka_plaintext_brokers)"
     cd test/cluster
-    npx jest --selectProjects cluster --runInBand "test/$1" 2>&1 | tee "$LOG_DIR/jest-$1.log"
+    # A bound on the phase: a test that hangs (something left running after a failure) must fail its phase, not
+    # hold the run until CI's own limit stops everything with no summary.
+    timeout --kill-after=30s "${FLOWBOARD_CLUSTER_PHASE_TIMEOUT:-1500}" \
+      npx jest --selectProjects cluster --runInBand "test/$1" 2>&1 | tee "$LOG_DIR/jest-$1.log"
     rc=${PIPESTATUS[0]}
     # The tests print their figures as console.log blocks; keep the figure lines for the summary.
     grep -E '^\s+(rolling upgrade:|requests sent:|e-mails expected:|writes checked:|crash under load|scale-out invites:|skew|isolation|infra-restart|alias)' \

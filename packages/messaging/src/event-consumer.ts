@@ -26,12 +26,30 @@ export class PermanentMessageError extends Error {
   }
 }
 
+/**
+ * Thrown by a handler for a message that must wait, not one that failed: another delivery of it is still under
+ * way, say. Its partition pauses for `afterMs` (nothing after it is handled or committed meanwhile) and the message
+ * is tried again then. Unlike a failure it does not count in `retrying()` (readiness): the wait is by design.
+ */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    readonly afterMs: number,
+  ) {
+    super(message);
+    this.name = 'RetryLaterError';
+  }
+}
+
 export interface EventConsumerOptions {
   kafka: Kafka;
   groupId: string;
   topics: string[];
   logger: Logger;
-  /** Throw to retry (the partition waits, nothing is skipped); throw PermanentMessageError to dead-letter. */
+  /**
+   * Throw to retry (the partition waits, nothing is skipped); throw PermanentMessageError to dead-letter, and
+   * RetryLaterError to wait a known time.
+   */
   handle(message: IncomingMessage): Promise<void>;
   /**
    * How long a partition waits before its failed message is tried again, by attempt (1, 2, ...); default
@@ -77,10 +95,16 @@ export function exponentialBackoff(
   };
 }
 
-/** A partition held back after a failure: since when, how often it failed, and the timer that resumes it. */
+/**
+ * A partition held back after a failure (or told to wait): since when, how often it failed, and the timer that
+ * resumes it.
+ */
 interface Backoff {
   attempts: number;
   since: number;
+  /** Held back by a RetryLaterError, not a failure: not in retrying(). */
+  waiting: boolean;
+  until?: number;
   timer?: NodeJS.Timeout;
   resume?: () => void;
 }
@@ -187,9 +211,21 @@ export class EventConsumer {
     return this.ready;
   }
 
-  /** Partitions waiting to retry a failed message, with the time of their first failure (epoch ms). */
+  /**
+   * Partitions waiting to retry a failed message, with the time of their first failure (epoch ms). A partition
+   * waiting out a RetryLaterError is not among them (see waiting()).
+   */
   retrying(): Array<{ partition: string; attempts: number; since: number }> {
-    return [...this.backoffs].map(([partition, b]) => ({ partition, attempts: b.attempts, since: b.since }));
+    return [...this.backoffs]
+      .filter(([, b]) => !b.waiting)
+      .map(([partition, b]) => ({ partition, attempts: b.attempts, since: b.since }));
+  }
+
+  /** Partitions paused by a handler's RetryLaterError, until when (epoch ms). */
+  waiting(): Array<{ partition: string; until: number }> {
+    return [...this.backoffs]
+      .filter(([, b]) => b.waiting)
+      .map(([partition, b]) => ({ partition, until: b.until ?? b.since }));
   }
 
   async start(): Promise<void> {
@@ -275,13 +311,26 @@ export class EventConsumer {
   }
 
   private holdBack(id: string, resume: () => void, offset: string, err: unknown): void {
-    const backoff = this.backoffs.get(id) ?? { attempts: 0, since: Date.now() };
-    backoff.attempts++;
-    const delayMs = this.retryDelayMs(backoff.attempts);
-    this.options.logger.warn(
-      { err, partition: id, offset, attempt: backoff.attempts, retryInMs: delayMs },
-      'message failed; partition paused until the retry',
-    );
+    const backoff = this.backoffs.get(id) ?? { attempts: 0, since: Date.now(), waiting: false };
+    let delayMs: number;
+    if (err instanceof RetryLaterError) {
+      // A wait asked for, not a failure: the failure count and its back-off stay as they were.
+      delayMs = Math.max(0, err.afterMs);
+      backoff.waiting = backoff.attempts === 0;
+      this.options.logger.info(
+        { partition: id, offset, reason: err.message, retryInMs: delayMs },
+        'message must wait; partition paused until then',
+      );
+    } else {
+      backoff.attempts++;
+      backoff.waiting = false;
+      delayMs = this.retryDelayMs(backoff.attempts);
+      this.options.logger.warn(
+        { err, partition: id, offset, attempt: backoff.attempts, retryInMs: delayMs },
+        'message failed; partition paused until the retry',
+      );
+    }
+    backoff.until = Date.now() + delayMs;
     clearTimeout(backoff.timer);
     backoff.resume = resume;
     backoff.timer = setTimeout(resume, delayMs);
@@ -295,7 +344,7 @@ export class EventConsumer {
     this.backoffs.delete(id);
     this.options.logger.info(
       { partition: id, attempts: backoff.attempts, afterMs: Date.now() - backoff.since },
-      'partition recovered',
+      backoff.waiting ? 'partition went on after its wait' : 'partition recovered',
     );
   }
 

@@ -77,8 +77,12 @@ class HookedWriter {
 const failed = (r: RequestRecord) => r.status !== 200 && r.status !== 204;
 
 describe('the infrastructure restarted under load', () => {
+  let openReceiver: WebhookReceiver | undefined; // closed after the test, also when it failed midway
+  afterAll(() => openReceiver?.close());
+
   it('loses nothing acknowledged, fails only while a piece is down, and recovers without a pod restart', async () => {
     const receiver = await WebhookReceiver.start(BRIDGE);
+    openReceiver = receiver;
     const owner = await signUp('hooked');
     const board = await createBoard(owner.key);
     const hook = await api(`/api/v1/projects/${board.id}/webhooks`, {
@@ -94,15 +98,18 @@ describe('the infrastructure restarted under load', () => {
     await sleep(8_000);
 
     const outages: Outage[] = [];
-    for (const piece of PIECES) {
-      const stopping = Date.now();
-      await infra('stop', piece);
-      await sleep(DOWN_MS);
-      await infra('start', piece);
-      outages.push({ piece, stopping, serving: Date.now() });
-      await sleep(RECOVERY_MS + 10_000); // recovered, and steady before the next piece
+    try {
+      for (const piece of PIECES) {
+        const stopping = Date.now();
+        await infra('stop', piece);
+        await sleep(DOWN_MS);
+        await infra('start', piece);
+        outages.push({ piece, stopping, serving: Date.now() });
+        await sleep(RECOVERY_MS + 10_000); // recovered, and steady before the next piece
+      }
+    } finally {
+      await writer.stop(); // also when a stop or start failed: a running writer would keep jest alive
     }
-    await writer.stop();
     const report = await load.stop();
 
     // A failure belongs to the outage whose window [stop, serving again + RECOVERY_MS] its request overlapped.
@@ -155,7 +162,6 @@ describe('the infrastructure restarted under load', () => {
       .map(
         ({ p, before }) => `${p.name} (${before ? `${p.restarts - before.restarts} restart(s)` : 'new pod'})`,
       );
-    await receiver.close();
 
     lines.push(
       `infra-restart total: requests sent: ${all.length}; failed: ${all.filter(failed).length}, outside an outage's ` +

@@ -11,6 +11,13 @@ import { api, createBoard, signUp, type Board, type SignedUp } from './support';
  * and story creates with an Idempotency-Key (which need Redis). Each worker has its own user and board, so the rate
  * limit per key is never the limit.
  */
+/**
+ * Loads started and not stopped. A test that fails midway never reaches its `stop()`, and a running load would keep
+ * jest, and so its cluster phase, alive until CI's time ran out: each test file stops what is left after its tests.
+ */
+const started = new Set<Load>();
+afterAll(() => Promise.all([...started].map((load) => load.stop())));
+
 export interface LoadOptions {
   workers: number;
   /** Requests per second over all workers. */
@@ -137,6 +144,7 @@ export class Load {
   }
 
   start(): void {
+    started.add(this);
     this.running = true;
     this.started = Date.now();
     const interval = (1000 * this.options.workers) / this.options.rate; // per worker
@@ -152,6 +160,7 @@ export class Load {
   }
 
   async stop(): Promise<LoadReport> {
+    started.delete(this);
     this.running = false;
     await Promise.all(this.loops);
     this.report.seconds = (Date.now() - this.started) / 1000;

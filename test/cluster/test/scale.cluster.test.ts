@@ -8,6 +8,7 @@ import {
   mailCounts,
   mailIds,
   pods,
+  podStates,
   portForward,
   signUp,
   sleep,
@@ -117,7 +118,9 @@ describe('scaled out to two replicas per service', () => {
           },
           120_000,
           `${victim.name} restarted, and ${component} back to two ready replicas`,
-        );
+        ).catch(async (err: Error) => {
+          throw new Error(`${err.message}; its pods now: ${await podStates(component)}`);
+        });
         await sleep(2_000);
       }
     }

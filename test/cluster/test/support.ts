@@ -187,6 +187,16 @@ export async function pods(component?: string): Promise<PodInfo[]> {
     }));
 }
 
+/** The pods of `component` as a failure's message shows them: name, Ready or not, restarts. */
+export async function podStates(component?: string): Promise<string> {
+  return (await pods(component))
+    .map(
+      (p) =>
+        `${p.name} ${p.ready ? 'Ready' : 'not Ready'}, ${p.restarts} restart(s)${p.deleting ? ', deleting' : ''}`,
+    )
+    .join('; ');
+}
+
 /** GET /metrics of one pod, on its metrics port (9464), through a port-forward. */
 export async function podMetrics(pod: string, port = 9464): Promise<string> {
   const forward = await portForward(pod, port);

@@ -16,6 +16,10 @@ class FakeRedis implements RedisCommands {
   async del(key: string): Promise<number> {
     return this.data.delete(key) ? 1 : 0;
   }
+  async pttl(key: string): Promise<number> {
+    const entry = this.data.get(key);
+    return entry && entry.expiresAt > this.now ? entry.expiresAt - this.now : -2;
+  }
 }
 
 describe('RedisDedupeStore', () => {
@@ -47,5 +51,14 @@ describe('RedisDedupeStore', () => {
     await store.claim('e1');
     redis.now += 121_000;
     expect(await store.claim('e1')).toBe('claimed');
+  });
+
+  it('tells how long a claim still holds, and 0 once it holds no more', async () => {
+    const { redis, store } = setup();
+    await store.claim('e1');
+    redis.now += 20_000;
+    expect(await store.claimHeldForMs('e1')).toBe(100_000);
+    redis.now += 100_000;
+    expect(await store.claimHeldForMs('e1')).toBe(0);
   });
 });

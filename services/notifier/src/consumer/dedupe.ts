@@ -15,6 +15,8 @@ export interface DedupeStore {
   complete(eventId: string): Promise<void>;
   /** The send failed: forget the claim so a retry can send. */
   release(eventId: string): Promise<void>;
+  /** How long (ms) another delivery's claim still holds: when a retry can claim it. 0 if it holds no more. */
+  claimHeldForMs(eventId: string): Promise<number>;
 }
 
 /** The few Redis commands used, so tests can pass a fake and ioredis fits as is. */
@@ -23,6 +25,7 @@ export interface RedisCommands {
   set(key: string, value: string, ex: 'EX', seconds: number): Promise<'OK' | null>;
   get(key: string): Promise<string | null>;
   del(key: string): Promise<number>;
+  pttl(key: string): Promise<number>;
 }
 
 const PENDING = 'pending';
@@ -51,5 +54,9 @@ export class RedisDedupeStore implements DedupeStore {
 
   async release(eventId: string): Promise<void> {
     await this.redis.del(this.key(eventId));
+  }
+
+  async claimHeldForMs(eventId: string): Promise<number> {
+    return Math.max(0, await this.redis.pttl(this.key(eventId))); // -2: no key, -1: no expiry (never set so)
   }
 }

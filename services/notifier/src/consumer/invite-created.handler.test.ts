@@ -1,5 +1,5 @@
 import { inviteCreatedV1, makeEvent } from '@flowboard/events';
-import { PermanentMessageError, type IncomingMessage } from '@flowboard/messaging';
+import { PermanentMessageError, RetryLaterError, type IncomingMessage } from '@flowboard/messaging';
 import { createLogger } from '@flowboard/service-kit';
 import type { MailSender, OutgoingMail } from '../email/transport';
 import type { ClaimResult, DedupeStore } from './dedupe';
@@ -19,6 +19,9 @@ class FakeDedupe implements DedupeStore {
   }
   async release(id: string) {
     this.states.delete(id);
+  }
+  async claimHeldForMs() {
+    return 42_000;
   }
 }
 
@@ -93,11 +96,14 @@ describe('invite-created handler', () => {
     expect(mailer.sent).toHaveLength(1);
   });
 
-  it('retries, without sending, while another delivery of the event is mid-send', async () => {
+  it('waits, without sending, until the claim of another delivery mid-send expires', async () => {
     const { dedupe, mailer, handle } = setup();
     const event = makeEvent(inviteCreatedV1, 'membership', data);
     dedupe.states.set(event.id, 'pending');
-    await expect(handle(message(event))).rejects.toBeInstanceOf(SendInProgressError);
+    const wait = await handle(message(event)).catch((err: unknown) => err);
+    expect(wait).toBeInstanceOf(SendInProgressError);
+    expect(wait).toBeInstanceOf(RetryLaterError); // a wait, not a failure: the notifier stays Ready
+    expect((wait as RetryLaterError).afterMs).toBe(42_200);
     expect(mailer.sent).toHaveLength(0);
   });
 

@@ -1,5 +1,5 @@
 import { InvalidEventError, inviteCreatedV1, parseEvent, type InviteCreatedV1 } from '@flowboard/events';
-import { PermanentMessageError, type IncomingMessage } from '@flowboard/messaging';
+import { PermanentMessageError, RetryLaterError, type IncomingMessage } from '@flowboard/messaging';
 import type { Logger } from '@flowboard/service-kit';
 import type { RenderedEmail } from '../email/invite-email';
 import type { MailSender } from '../email/transport';
@@ -13,13 +13,22 @@ export interface InviteCreatedHandlerDeps {
   logger: Logger;
 }
 
-/** Thrown while another delivery of the same event is mid-send; the message is retried later. */
-export class SendInProgressError extends Error {
-  constructor(eventId: string) {
-    super(`invite e-mail for event ${eventId} is being sent by another delivery`);
+/**
+ * Thrown while another delivery of the same event holds its claim (mid-send, or its notifier died mid-send): the
+ * partition waits until the claim expires, then tries again. A wait by design, so the notifier stays Ready.
+ */
+export class SendInProgressError extends RetryLaterError {
+  constructor(eventId: string, heldForMs: number) {
+    super(
+      `invite e-mail for event ${eventId} is being sent by another delivery`,
+      heldForMs + CLAIM_EXPIRY_SLACK_MS,
+    );
     this.name = 'SendInProgressError';
   }
 }
+
+/** Past the claim's expiry, so the retry finds it gone rather than a few ms left. */
+const CLAIM_EXPIRY_SLACK_MS = 200;
 
 /**
  * validate → dedupe → render → send. Throwing makes the consumer retry the message (nothing is skipped);
@@ -45,7 +54,8 @@ export function createInviteCreatedHandler(deps: InviteCreatedHandlerDeps) {
       log.info('invite e-mail already sent; skipping the duplicate');
       return;
     }
-    if (claim === 'in-progress') throw new SendInProgressError(event.id);
+    if (claim === 'in-progress')
+      throw new SendInProgressError(event.id, await deps.dedupe.claimHeldForMs(event.id));
 
     try {
       await deps.mailer.send({

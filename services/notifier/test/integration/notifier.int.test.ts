@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { inviteCreatedV1, makeEvent, type InviteCreatedV1 } from '@flowboard/events';
 import { createKafka, ensureTopics, KafkaPublisher } from '@flowboard/messaging';
 import { createLogger, loadConfig } from '@flowboard/service-kit';
@@ -173,5 +174,28 @@ describe('notifier', () => {
     await waitForMail(env.MAILPIT_URL, marker.email, 30_000);
     expect(await searchMail(env.MAILPIT_URL, first.email)).toHaveLength(1);
     expect(await searchMail(env.MAILPIT_URL, second.email)).toHaveLength(1);
+  });
+
+  it('waits, Ready, for the claim of a notifier that died mid-send to expire, then sends the e-mail once', async () => {
+    const data = inviteData();
+    const event = makeEvent(inviteCreatedV1, 'membership', data);
+    // What a notifier SIGKILLed mid-send leaves: its pending claim, with the time it has left.
+    const redis = new Redis(env.REDIS_URL);
+    const claimedAt = Date.now();
+    try {
+      await redis.set(`notifier:invite:${event.id}`, 'pending', 'PX', 3_000);
+    } finally {
+      redis.disconnect();
+    }
+    await publish(event, String(data.projectId));
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200); // a wait by design, not an outage
+    expect(await searchMail(env.MAILPIT_URL, data.email)).toHaveLength(0);
+    await waitForMail(env.MAILPIT_URL, data.email, 30_000);
+    const sentAfterMs = Date.now() - claimedAt;
+    expect(sentAfterMs).toBeGreaterThanOrEqual(3_000);
+    // Retried when the claim expired, not at the back-off of a failure (its ceiling here is 1 s, 60 s by default).
+    expect(sentAfterMs).toBeLessThan(6_000);
+    expect(await searchMail(env.MAILPIT_URL, data.email)).toHaveLength(1);
   });
 });
