@@ -23,7 +23,7 @@ const GATEWAY_FLOORS = [
   ['api'], // what the API is: operations, router, handlers' Call, each resource's routes, the OpenAPI document
   ['authz'], // API keys and project access
   ['cache'], // what the gateway keeps, behind cache/index.ts
-  ['clients', 'idempotency'], // the services' clients; the Idempotency-Key store (side by side, apart)
+  ['clients', 'idempotency', 'stream'], // services' clients; the Idempotency-Key store; the change stream (apart)
   ['wire'], // formats on the wire: bodies, fields, query, negotiation, replies, problems, XML, pages
 ];
 const gatewayLayerRules = () =>
