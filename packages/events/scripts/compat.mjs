@@ -11,7 +11,10 @@
 //   backward: every message a released producer sent is accepted by the new consumers
 //             (the released schema, closed, is a subset of the new one, opened).
 // So adding an optional property is compatible; removing a required one, adding a required one, changing a type,
-// adding or removing an enum value, and narrowing or widening a constraint are not. The subset questions are
+// adding or removing an enum value, and narrowing or widening a constraint are not. One exception, declared in the
+// schema: an enum marked `x-flowboard-open-enum` (the event types of flowboard.resource-changed.v1) promises that
+// every consumer skips a message with a value it doesn't know, so consumers accept any string there and adding a
+// value is compatible once the marker is released (removing one still breaks). The subset questions are
 // answered by jsoncompat (JSON Schema 2020-12, semantic: it compares the sets of values the schemas accept); this
 // file only frames them and names which property broke.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -29,10 +32,17 @@ await init({ module_or_path: readFileSync(path.join(jsoncompatDir, 'jsoncompat_w
 const FORWARD = 'the released consumers would refuse what new producers may send';
 const BACKWARD = 'new consumers would refuse what released producers sent (and what is still on the topic)';
 
-/** The schema as consumers read it: every `additionalProperties: false` dropped (unknown properties are ignored). */
+/** Marks an enum whose consumers skip the messages with values they don't know (packages/events, `openEnum`). */
+export const OPEN_ENUM = 'x-flowboard-open-enum';
+
+/**
+ * The schema as consumers read it: every `additionalProperties: false` dropped (unknown properties are ignored), and
+ * an open enum (OPEN_ENUM) any string (a message with an unknown value is read, then skipped).
+ */
 export function opened(schema) {
   if (Array.isArray(schema)) return schema.map(opened);
   if (schema === null || typeof schema !== 'object') return schema;
+  if (schema[OPEN_ENUM] === true && Array.isArray(schema.enum)) return { type: 'string' };
   const out = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'additionalProperties' && value === false) continue;
@@ -42,7 +52,16 @@ export function opened(schema) {
 }
 
 /** Annotations say nothing about which values are valid (and jsoncompat refuses some, e.g. `$id`): dropped. */
-const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'description', 'examples', 'deprecated']);
+const ANNOTATIONS = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  'title',
+  'description',
+  'examples',
+  'deprecated',
+  OPEN_ENUM, // what consumers promise, read by opened(); not a constraint on the values
+]);
 const BY_NAME = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']); // names, not keywords
 function withoutAnnotations(schema) {
   if (Array.isArray(schema)) return schema.map(withoutAnnotations);
@@ -128,10 +147,31 @@ function explainValue(old, now, at, breaks, whole = false) {
   breaks.push(`${label}: changed from ${show(old)} to ${show(now)}: ${why}`);
 }
 
+/**
+ * Values removed from an open enum: its consumers read them as unknown and skip them, so what released producers
+ * still send of that value would be dropped unseen. The subset check cannot see it (an open enum reads as any string).
+ */
+function openEnumRemovals(released, current, where, breaks) {
+  if (!released || !current || typeof released !== 'object' || typeof current !== 'object') return;
+  if (released[OPEN_ENUM] === true && Array.isArray(released.enum) && Array.isArray(current.enum)) {
+    const removed = released.enum.filter((v) => !current.enum.includes(v));
+    if (removed.length)
+      breaks.push(
+        `${where || '(the message)'}: enum values removed ${JSON.stringify(removed)}: ${BACKWARD} (an open enum's consumers would skip them)`,
+      );
+  }
+  if (isObjectSchema(released) && isObjectSchema(current))
+    for (const [name, schema] of Object.entries(released.properties))
+      openEnumRemovals(schema, current.properties[name], where ? `${where}.${name}` : name, breaks);
+}
+
 /** The breaks between a topic's released schema and its current one (empty: compatible). */
 export function topicBreaks(released, current) {
   // Unchanged but for annotations (the usual case): compatible, without asking jsoncompat (0.5-1 s a schema).
   if (same(released, current)) return [];
+  const removals = [];
+  openEnumRemovals(released, current, '', removals);
+  if (removals.length) return removals;
   const forward = subset(current, opened(released));
   const backward = subset(released, opened(current));
   if (forward && backward) return [];

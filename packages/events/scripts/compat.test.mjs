@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { compareDirs, opened, topicBreaks } from './compat.mjs';
+import { OPEN_ENUM, compareDirs, opened, topicBreaks } from './compat.mjs';
 
 const schemas = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'schemas');
 const read = (topic) => JSON.parse(readFileSync(path.join(schemas, `${topic}.json`), 'utf8'));
@@ -96,16 +96,48 @@ describe('event schema compatibility (compat.mjs)', () => {
   });
 
   it('an enum value added breaks the released consumers; one removed breaks new consumers', () => {
+    // The event type as a plain (closed) enum, as it was released before the open-enum marker.
+    const released = withoutPatterns(read(CHANGED));
+    delete released.properties.data.properties.type[OPEN_ENUM];
+    const closedChange = (edit) => {
+      const current = structuredClone(released);
+      edit(current.properties.data);
+      return topicBreaks(released, current);
+    };
     expectBreak(
-      changed(CHANGED, (data) => data.properties.type.enum.push('story.archived')),
+      closedChange((data) => data.properties.type.enum.push('story.archived')),
       'data.type: enum values added ["story.archived"]',
       FORWARD,
+    );
+    expectBreak(
+      closedChange((data) => (data.properties.type.enum = data.properties.type.enum.slice(1))),
+      'data.type: enum values removed ["story.created"]',
+      BACKWARD,
+    );
+  });
+
+  it('an open enum (released with its marker) takes new values; removing one still breaks', () => {
+    assert.equal(read(CHANGED).properties.data.properties.type[OPEN_ENUM], true);
+    assert.deepEqual(
+      changed(CHANGED, (data) => data.properties.type.enum.push('phase.created')),
+      [],
     );
     expectBreak(
       changed(CHANGED, (data) => (data.properties.type.enum = data.properties.type.enum.slice(1))),
       'data.type: enum values removed ["story.created"]',
       BACKWARD,
     );
+  });
+
+  it('marking a released enum open is compatible; values added in the same change are not', () => {
+    const released = withoutPatterns(read(CHANGED));
+    delete released.properties.data.properties.type[OPEN_ENUM];
+    const marked = structuredClone(released);
+    marked.properties.data.properties.type[OPEN_ENUM] = true;
+    assert.deepEqual(topicBreaks(released, marked), []);
+    const markedAndAdded = structuredClone(marked);
+    markedAndAdded.properties.data.properties.type.enum.push('phase.created');
+    expectBreak(topicBreaks(released, markedAndAdded), 'enum values added ["phase.created"]', FORWARD);
   });
 
   it('a narrowed constraint breaks new consumers; a widened one breaks the released consumers', () => {

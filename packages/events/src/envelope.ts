@@ -40,6 +40,12 @@ export function makeEvent<S extends z.ZodType>(
   };
 }
 
+/**
+ * The JSON Schema keyword (set with zod's `.meta`) marking an enum open: every consumer skips a message with a value
+ * it doesn't know instead of refusing it, so the contract gate lets producers add values (scripts/compat.mjs).
+ */
+export const OPEN_ENUM = 'x-flowboard-open-enum';
+
 export class InvalidEventError extends Error {
   constructor(message: string) {
     super(message);
@@ -52,13 +58,24 @@ export function parseEvent<S extends z.ZodType>(
   definition: EventDefinition<S>,
   raw: Buffer | string | null,
 ): Envelope<z.infer<S>> {
+  return validateEvent(definition, messageJson(raw));
+}
+
+/** A message's bytes as JSON; throws InvalidEventError. */
+export function messageJson(raw: Buffer | string | null): unknown {
   if (raw === null) throw new InvalidEventError('empty message');
-  let json: unknown;
   try {
-    json = JSON.parse(raw.toString());
+    return JSON.parse(raw.toString());
   } catch {
     throw new InvalidEventError('message is not JSON');
   }
+}
+
+/** parseEvent's checks on a message already read as JSON. */
+export function validateEvent<S extends z.ZodType>(
+  definition: EventDefinition<S>,
+  json: unknown,
+): Envelope<z.infer<S>> {
   const envelope = envelopeSchema.safeParse(json);
   if (!envelope.success)
     throw new InvalidEventError(`invalid envelope: ${envelope.error.issues[0]?.message}`);

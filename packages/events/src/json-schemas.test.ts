@@ -6,6 +6,7 @@ import {
   eventJsonSchemas,
   inviteCreatedV1,
   makeEvent,
+  OPEN_ENUM,
   parseEvent,
   projectDeletedV1,
   resourceChangedV1,
@@ -18,6 +19,7 @@ const dir = path.join(__dirname, '..', 'schemas');
 const committed = (topic: string) => JSON.parse(readFileSync(path.join(dir, `${topic}.json`), 'utf8'));
 // Formats are annotations here: zod writes a `pattern` beside each (uuid, date-time, email), which is the check.
 const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: false });
+ajv.addKeyword({ keyword: OPEN_ENUM, schemaType: 'boolean' }); // a consumers' promise, an annotation to Ajv
 const validator = (topic: string) =>
   ajv.getSchema(`urn:flowboard:event:${topic}`) ?? ajv.compile(committed(topic));
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, makeEvent } from './envelope';
+import { defineEvent, makeEvent, messageJson, OPEN_ENUM, validateEvent, type Envelope } from './envelope';
 import type { OutboxMessage } from './outbox';
 
 /**
@@ -53,7 +53,12 @@ export const resourceChangedV1 = defineEvent(
     projectId: z.number().int().positive(),
     /** The user who made the change; 0 when nobody did (a system action). */
     actorId: z.number().int().nonnegative(),
-    type: z.enum(RESOURCE_EVENT_TYPES),
+    /**
+     * Open: every consumer of this topic skips an event whose type it doesn't know (a newer producer's), so a type
+     * can be added without a breaking change once the consumers that skip are released (the contract gate reads the
+     * marker: packages/events/scripts/compat.mjs, docs/design.md "Contracts between teams").
+     */
+    type: z.enum(RESOURCE_EVENT_TYPES).meta({ [OPEN_ENUM]: true }),
     subject: z.string().min(1),
     resource: z.record(z.string(), z.unknown()),
   }),
@@ -75,3 +80,19 @@ export function resourceChangedMessage(source: string, data: ResourceChangedV1):
   const event = makeEvent(resourceChangedV1, source, data);
   return { id: event.id, topic: resourceChangedV1.topic, key: String(data.projectId), payload: event };
 }
+
+/**
+ * A resource-changed message as a consumer reads it: the event, or, for a type this release does not know (a newer
+ * producer's: the type is an open enum), that type, which the consumer skips. Anything else invalid throws
+ * InvalidEventError, as parseEvent does.
+ */
+export function readResourceChanged(
+  raw: Buffer | string | null,
+): { event: Envelope<ResourceChangedV1> } | { unknownType: string } {
+  const json = messageJson(raw);
+  const type = (json as { data?: { type?: unknown } } | null)?.data?.type;
+  if (typeof type === 'string' && !KNOWN_TYPES.has(type)) return { unknownType: type };
+  return { event: validateEvent(resourceChangedV1, json) };
+}
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(RESOURCE_EVENT_TYPES);

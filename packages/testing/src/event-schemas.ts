@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import { OPEN_ENUM } from '@flowboard/events';
 
 /**
  * Checks a message a producer published (or wrote to its outbox) against its topic's JSON Schema, the contract
@@ -11,6 +12,9 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 const schemasDir = path.join(path.dirname(require.resolve('@flowboard/events/package.json')), 'schemas');
 // Formats are annotations here: zod writes a `pattern` beside each (uuid, date-time, email), which is the check.
 const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: false });
+// What the producer checked is what its schema says: an open enum's values are a producer's closed list; the marker
+// is a consumers' promise (they skip an unknown value), an annotation to Ajv.
+ajv.addKeyword({ keyword: OPEN_ENUM, schemaType: 'boolean' });
 const validators = new Map<string, ValidateFunction>();
 
 /** Whether the topic has a schema (a dead-letter topic, for one, has none of its own). */

@@ -57,21 +57,41 @@ describe('resource events handler', () => {
     await expect(s.handle(message(resourceChangedV1.topic, 'not json'))).rejects.toBeInstanceOf(
       PermanentMessageError,
     );
-    const wrongType = {
-      ...makeEvent(resourceChangedV1, 'x', {
-        projectId: 1,
-        actorId: 0,
-        type: 'story.created',
-        subject: 's',
-        resource: {},
-      }),
-    };
-    (wrongType.data as { type: string }).type = 'story.exploded';
-    await expect(s.handle(message(resourceChangedV1.topic, wrongType))).rejects.toBeInstanceOf(
+    const noProject = makeEvent(resourceChangedV1, 'x', {
+      projectId: 1,
+      actorId: 0,
+      type: 'story.created',
+      subject: 's',
+      resource: {},
+    });
+    delete (noProject.data as { projectId?: number }).projectId;
+    await expect(s.handle(message(resourceChangedV1.topic, noProject))).rejects.toBeInstanceOf(
       PermanentMessageError,
     );
     await expect(s.handle(message('elsewhere', '{}'))).rejects.toBeInstanceOf(PermanentMessageError);
     expect(s.ingested).toEqual([]);
+  });
+
+  it("skips an event of a type it does not know (a newer producer's), and reads the next one", async () => {
+    const s = setup();
+    const newer = makeEvent(resourceChangedV1, 'boards', {
+      projectId: 1,
+      actorId: 0,
+      type: 'story.created',
+      subject: 'phase:3',
+      resource: {},
+    });
+    (newer.data as { type: string }).type = 'phase.created';
+    await expect(s.handle(message(resourceChangedV1.topic, newer))).resolves.toBeUndefined();
+    const known = makeEvent(resourceChangedV1, 'boards', {
+      projectId: 1,
+      actorId: 0,
+      type: 'story.created',
+      subject: 'story:4',
+      resource: { id: 4 },
+    });
+    await s.handle(message(resourceChangedV1.topic, known));
+    expect(s.ingested).toEqual([known.id]);
   });
 
   it('lets other failures through, so the partition waits and retries', async () => {

@@ -1,4 +1,10 @@
-import { InvalidEventError, parseEvent, projectDeletedV1, resourceChangedV1 } from '@flowboard/events';
+import {
+  InvalidEventError,
+  parseEvent,
+  projectDeletedV1,
+  readResourceChanged,
+  resourceChangedV1,
+} from '@flowboard/events';
 import { PermanentMessageError, type IncomingMessage } from '@flowboard/messaging';
 import type { Logger } from '@flowboard/service-kit';
 import type { ForgetProject } from '../application/forget-project';
@@ -9,7 +15,8 @@ export const WEBHOOK_TOPICS = [resourceChangedV1.topic, projectDeletedV1.topic];
 
 /**
  * resource-changed → stored with its deliveries (idempotent by event id, so a redelivered message makes nothing
- * twice); project-deleted → the project's webhooks go (idempotent). The consumer commits the offset only after
+ * twice), or skipped when its type is one this release doesn't know (a newer producer's: the type is an open enum,
+ * and no webhook can subscribe to it yet); project-deleted → the project's webhooks go (idempotent). The consumer commits the offset only after
  * this resolves. An unreadable event is dead-lettered (`<group>-dlq`); any other failure is thrown, and the
  * partition waits and retries.
  */
@@ -21,7 +28,15 @@ export function createResourceEventsHandler(deps: {
   return async (message: IncomingMessage): Promise<void> => {
     try {
       if (message.topic === resourceChangedV1.topic) {
-        const event = parseEvent(resourceChangedV1, message.value);
+        const read = readResourceChanged(message.value);
+        if ('unknownType' in read) {
+          deps.logger.debug(
+            { type: read.unknownType },
+            'event of a type this release does not know: skipped',
+          );
+          return;
+        }
+        const { event } = read;
         const created = await deps.ingest(event);
         if (created > 0) {
           deps.logger.debug(
