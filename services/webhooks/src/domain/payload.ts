@@ -1,3 +1,5 @@
+import { changePayloadJson } from '@flowboard/representation';
+
 /** What a receiver gets: the event's identity, then where and by whom, then `data`, the resource as rendered. */
 export interface PayloadInput {
   id: string;
@@ -14,15 +16,8 @@ export interface PayloadInput {
 
 /**
  * The JSON body POSTed for an event. Built once, at ingestion, and stored as text: every attempt and redelivery
- * sends the same bytes (the signature covers them).
+ * sends the same bytes (the signature covers them). Written by packages/representation (changePayloadJson), so a
+ * change reads the same on the gateway's change stream.
  */
-export const payloadBody = (event: PayloadInput): string =>
-  JSON.stringify({
-    id: event.id,
-    type: event.type,
-    timestamp: event.occurredAt,
-    project: event.project,
-    actor: event.actor,
-    story: event.story,
-    data: event.data,
-  });
+export const payloadBody = ({ occurredAt, ...event }: PayloadInput): string =>
+  changePayloadJson({ ...event, timestamp: occurredAt });
