@@ -7,3 +7,4 @@ export * from './publisher';
 export * from './event-consumer';
 export * from './topic-ensuring-publisher';
 export { BackgroundConsumer, type BackgroundConsumerOptions } from './background-consumer';
+export * from './topic-tail';

@@ -1,4 +1,4 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { ConfigResourceTypes, ConfigSource, Kafka, logLevel } from 'kafkajs';
 import { ConfigError, type Logger } from '@flowboard/service-kit';
 import { fixKafkajsIdleLoop } from './kafkajs-idle-fix';
 
@@ -178,6 +178,49 @@ export async function ensureTopics(
         waitForLeaders: true,
       });
     }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Sets a topic's `retention.ms` when it is not `retentionMs` already; answers what it was before (undefined: it was
+ * already so). Kafka's AlterConfigs (what kafkajs speaks; it has no incremental form) replaces a topic's whole set
+ * of overrides, so the other overrides the topic has are sent along unchanged, or they would fall back to the
+ * broker's defaults. A missing topic throws.
+ */
+export async function ensureTopicRetention(
+  kafka: Kafka,
+  topic: string,
+  retentionMs: number,
+): Promise<{ before: string } | undefined> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const described = await admin.describeConfigs({
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
+      includeSynonyms: false,
+    });
+    const entries = described.resources[0]?.configEntries ?? [];
+    const before = entries.find((e) => e.configName === 'retention.ms')?.configValue ?? '';
+    if (before === String(retentionMs)) return undefined;
+    const overrides = entries
+      .filter(
+        (e) =>
+          e.configSource === ConfigSource.TOPIC_CONFIG && e.configName !== 'retention.ms' && !e.isSensitive,
+      )
+      .map((e) => ({ name: e.configName, value: e.configValue }));
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: topic,
+          configEntries: [...overrides, { name: 'retention.ms', value: String(retentionMs) }],
+        },
+      ],
+    });
+    return { before };
   } finally {
     await admin.disconnect();
   }
