@@ -21,7 +21,7 @@ const GATEWAY_SRC = '^services/gateway/src/';
 const GATEWAY_FLOORS = [
   ['edge'], // the request path, in order: record, pipeline steps, dispatch
   ['api'], // what the API is: operations, router, handlers' Call, each resource's routes, the OpenAPI document
-  ['authz'], // API keys and project access
+  ['authz', 'feed'], // API keys and project access; the change stream's Kafka reader (apart)
   ['cache'], // what the gateway keeps, behind cache/index.ts
   ['clients', 'idempotency', 'stream'], // services' clients; the Idempotency-Key store; the change stream (apart)
   ['wire'], // formats on the wire: bodies, fields, query, negotiation, replies, problems, XML, pages

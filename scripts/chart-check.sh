@@ -8,7 +8,9 @@
 # Deployment's and migration Job's environment, built as the kubelet would, is run through its service's own
 # config loader (services/<svc>/dist/config.js: run after `npx turbo run build`, as npm test does), and every
 # topologySpreadConstraint must select its own pods, every grace period outlast preStop + drain, and the
-# NetworkPolicies admit every connection a pod is configured with (the migration init containers' too).
+# NetworkPolicies admit every connection a pod is configured with (the migration init containers' too). And the
+# gateway's change stream reaches Kafka as the other Kafka components do (same brokers, TLS, SASL user and password
+# key; its KAFKA_BROKERS is optional in its schema, so the loaders alone would not miss it).
 #
 # Releases per service (docs/releasing.md): each components.<name>.version in values.yaml must be the version in
 # services/<name>/package.json, with an entry in services/<name>/CHANGELOG.md; no rendering may hold a pre/post
@@ -259,6 +261,51 @@ else
   fail "pods' configuration (chart-env-check)"
 fi
 
+# gateway_kafka <values label>=<rendered.yaml>[=<STREAM_RETENTION_HOURS>]...: the gateway's change stream reaches
+# Kafka as the other Kafka components do (its KAFKA_BROKERS is optional in its schema, so the environment check
+# cannot miss it): its ConfigMap's KAFKA_BROKERS, KAFKA_TLS and KAFKA_SASL_* are the boards', and with a mechanism it
+# gets the password from the same Secret key. With a third part, its STREAM_RETENTION_HOURS must be that.
+gateway_kafka() {
+  node -e '
+    const fs = require("fs");
+    const YAML = require("yaml");
+    let bad = 0;
+    for (const arg of process.argv.slice(1)) {
+      const [label, file, retention] = arg.split("=");
+      const docs = YAML.parseAllDocuments(fs.readFileSync(file, "utf8")).map((d) => d.toJS()).filter(Boolean);
+      const data = (c) => docs.find((d) => d.kind === "ConfigMap" && d.metadata.labels?.["app.kubernetes.io/component"] === c)?.data ?? {};
+      const ref = (c) => docs.find((d) => d.kind === "Deployment" && d.metadata.labels["app.kubernetes.io/component"] === c)
+        ?.spec.template.spec.containers[0].env?.find((e) => e.name === "KAFKA_SASL_PASSWORD")?.valueFrom?.secretKeyRef;
+      const [gateway, boards] = [data("gateway"), data("boards")];
+      const problems = [];
+      for (const k of ["KAFKA_BROKERS", "KAFKA_TLS", "KAFKA_SASL_MECHANISM", "KAFKA_SASL_USERNAME"])
+        if (gateway[k] !== boards[k]) problems.push(`${k} is ${JSON.stringify(gateway[k])}, the boards get ${JSON.stringify(boards[k])}`);
+      if (JSON.stringify(ref("gateway")) !== JSON.stringify(ref("boards")))
+        problems.push(`KAFKA_SASL_PASSWORD from ${JSON.stringify(ref("gateway"))}, the boards from ${JSON.stringify(ref("boards"))}`);
+      if (retention !== undefined && gateway.STREAM_RETENTION_HOURS !== retention)
+        problems.push(`STREAM_RETENTION_HOURS is ${JSON.stringify(gateway.STREAM_RETENTION_HOURS)}, not ${retention}`);
+      if (problems.length) { bad++; console.log(`[${label}] the gateway: ${problems.join("; ")}`); }
+    }
+    if (bad) process.exit(1);
+    console.log(`the gateway reaches Kafka as the boards do in ${process.argv.length - 1} renderings`);
+  ' "$@"
+}
+# (minimal: the services create topics, so the list's 168 h; production pre-creates them: 0, left to their operator.)
+gw_args=()
+for a in "${env_args[@]}"; do
+  case $a in
+    "$CHART/ci/minimal.yaml="*) gw_args+=("$a=168") ;;
+    "$CHART/ci/production.yaml="*) gw_args+=("$a=0") ;;
+    *) gw_args+=("$a") ;;
+  esac
+done
+if gateway_kafka "${gw_args[@]}" >"$WORK/gateway-kafka.out" 2>&1; then
+  log "$(cat "$WORK/gateway-kafka.out")"
+else
+  cat "$WORK/gateway-kafka.out" >&2
+  fail "the gateway's Kafka settings (change stream) differ from the other Kafka components'"
+fi
+
 # pod_template_changes <a.yaml> <b.yaml>: per Deployment (by component), the paths of its pod template that differ
 # between two renderings, one "<component><TAB><path, path...>" line each (empty: identical).
 pod_template_changes() {
@@ -324,7 +371,8 @@ isolation() {  # isolation <values set>: the cases below over that set
   expect_rolls "components.webhooks.image.tag=1.0.1-rc.1" webhooks "$CHART" --set components.webhooks.image.tag=1.0.1-rc.1 || rc=1
   expect_rolls "components.membership.version=1.0.1" membership "$CHART" --set components.membership.version=1.0.1 || rc=1
   expect_rolls "external.s3.bucket" files "$CHART" --set external.s3.bucket=another-bucket || rc=1
-  expect_rolls "kafka.topics.partitions (every Kafka user's)" boards,files,membership,notifier,webhooks "$CHART" \
+  expect_rolls "kafka.topics.partitions (every Kafka user's but the gateway's: it creates no topic)" \
+    boards,files,membership,notifier,webhooks "$CHART" \
     --set kafka.topics.partitions=16 || rc=1
   if ! grep -q 'existingSecret:' "$ISO_VALUES"; then
     # A chart-made Secret: each component's checksum covers only the keys it uses.
@@ -465,6 +513,22 @@ else
   grep -qF "FAIL [$label] component boards (Deployment " "$WORK/negative.out" \
     || fail "negative check \"boards without KAFKA_BROKERS\": the failure names no values set and component"
 fi
+# The gateway left out of the SCRAM password's mapping (ci/ca-bundle.yaml, less its secretEnv entry) fails as its
+# start would, and the gateway without KAFKA_BROKERS (optional in its schema: the stream would answer 503) is found.
+sed '/^  gateway:$/ { N; /\n    secretEnv: { KAFKA_SASL_PASSWORD: KAFKA_SASL_PASSWORD }$/d }' "$CHART/ci/ca-bundle.yaml" \
+  >"$WORK/negative-gateway-sasl.values.yaml"
+if cmp -s "$CHART/ci/ca-bundle.yaml" "$WORK/negative-gateway-sasl.values.yaml"; then
+  fail "negative check \"the gateway without its Kafka password\": no gateway secretEnv line in ci/ca-bundle.yaml to remove"
+fi
+render negative-gateway-sasl -f "$WORK/negative-gateway-sasl.values.yaml" \
+  || { cat "$WORK/negative-gateway-sasl.err" >&2; fail "negative check: helm template without the gateway's Kafka password"; }
+expect_fail "the gateway without its Kafka password" \
+  'container gateway: services/gateway kafkaSecurity \(@flowboard/messaging\): KAFKA_SASL_PASSWORD: required when KAFKA_SASL_MECHANISM is scram-sha-512' \
+  env_check "ci/ca-bundle.yaml less the gateway's KAFKA_SASL_PASSWORD=$WORK/negative-gateway-sasl.yaml"
+render negative-gateway-kafka -f "$MINIMAL" --set components.gateway.env.KAFKA_BROKERS=null \
+  || { cat "$WORK/negative-gateway-kafka.err" >&2; fail "negative check: helm template without the gateway's brokers"; }
+expect_fail "the gateway without KAFKA_BROKERS" 'the gateway: KAFKA_BROKERS is undefined, the boards get' \
+  gateway_kafka "$MINIMAL less the gateway's KAFKA_BROKERS=$WORK/negative-gateway-kafka.yaml"
 # The webhooks' sealing key is required like every credential of an enabled component (the minimal set less it).
 grep -v '^ *WEBHOOKS_SECRET_ENCRYPTION_KEY:' "$MINIMAL" >"$WORK/negative-key.values.yaml"
 expect_fail "minimal without the webhooks' sealing key" \

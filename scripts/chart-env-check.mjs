@@ -14,7 +14,9 @@
 //    service-kit's loadConfig with its configSchema, as its main.ts does), its init container `migrate` with its
 //    migration loader (loadMigrationConfig, or loadConfig with the schema its db/migrate.ts uses). Variables
 //    the chart sets that the service's configSchema does not know (a typo is otherwise silently ignored) fail too,
-//    except the runtime's own (NODE_OPTIONS, OTEL_*, ...).
+//    except the runtime's own (NODE_OPTIONS, OTEL_*, ...). A service container given KAFKA_BROKERS then goes
+//    through what its start checks before connecting to Kafka, @flowboard/messaging's kafkaSecurity: with a SASL
+//    mechanism, a username and a password (not in the schemas; a component left out of the password's mapping).
 //  - migrations: the init container `migrate` runs the service's own image (the version whose pods roll, not
 //    another one's) with the same securityContext as the service; other init containers, and Jobs (the chart
 //    runs no migration Jobs any more), are not understood and fail.
@@ -136,8 +138,16 @@ function serviceLoaders(svc) {
     const named = (exportName) =>
       typeof mod[exportName] === 'function' && { name: exportName, load: (env) => mod[exportName](env) };
     const keys = new Set(Object.keys(mod.configSchema?.shape ?? {}));
+    // What its start checks of the Kafka settings (a service without @flowboard/messaging has no Kafka).
+    let kafkaSecurity;
+    try {
+      kafkaSecurity = serviceRequire('@flowboard/messaging').kafkaSecurity;
+    } catch {
+      kafkaSecurity = undefined;
+    }
     result = {
       keys,
+      kafkaSecurity,
       main: named(`load${cap}Config`) || fromSchema('configSchema'),
       migration:
         named('loadMigrationConfig') ||
@@ -410,11 +420,23 @@ function checkEnvironment(workload, component, objects, problems) {
     const what = `${kind} ${container.name}`;
     const { env, set, problems: envProblems } = containerEnv(pod, container, objects);
     problems.push(...envProblems.map((p) => `${what}: ${p}`));
+    let config;
     try {
-      loader.load(env);
+      config = loader.load(env);
     } catch (err) {
       const list = Array.isArray(err.problems) ? err.problems : [err.message];
       problems.push(...list.map((p) => `${what}: services/${svc} ${loader.name}: ${p}`));
+    }
+    // With brokers, the start's next check: a SASL mechanism needs its username and password.
+    if (config && kind === 'container' && loaders.kafkaSecurity && config.KAFKA_BROKERS?.length) {
+      try {
+        if ('KAFKA_SASL_MECHANISM' in config) loaders.kafkaSecurity(config);
+      } catch (err) {
+        const list = Array.isArray(err.problems) ? err.problems : [err.message];
+        problems.push(
+          ...list.map((p) => `${what}: services/${svc} kafkaSecurity (@flowboard/messaging): ${p}`),
+        );
+      }
     }
     // (only when the build exports configSchema, the list of what the service reads)
     const ahead = AHEAD_OF_CODE[svc] ?? [];

@@ -192,7 +192,8 @@ kafka_plaintext_brokers() {
 }
 
 # Secure infrastructure: Kafka's clients listener wants TLS (the CA above) and SCRAM as infra.sh's user flowboard;
-# each of the five Kafka components gets the password from the release's Secret, as an operator would map it.
+# each of the six Kafka components (the gateway's change stream too) gets the password from the release's Secret, as
+# an operator would map it. A gateway from before the change stream reads none of these variables.
 kafka_helm_args() {
   [ "$INFRA_SECURE" = 1 ] || return 0
   local c
@@ -200,7 +201,7 @@ kafka_helm_args() {
     --set external.kafka.tls=true --set-string external.kafka.sasl.mechanism=scram-sha-512
     --set-string external.kafka.sasl.username=flowboard
     --set-string "secrets.values.KAFKA_SASL_PASSWORD=$(infra_secret kafka-flowboard)")
-  for c in boards membership files notifier webhooks; do
+  for c in boards membership files notifier webhooks gateway; do
     HELM_ARGS+=(--set-string "components.$c.secretEnv.KAFKA_SASL_PASSWORD=KAFKA_SASL_PASSWORD")
   done
 }
@@ -216,7 +217,9 @@ ensure_ca_configmap() {
 # The --set-string arguments of an images file, one a line: each service's image tag and release version (images
 # files from before the version column set the tag only). A service built before Kafka TLS and SASL (the fourth
 # column `plaintext`, images.sh) reaches the secure Kafka through its plaintext listener, as an operator keeps one
-# open for old clients during a migration; the gateway has no Kafka.
+# open for old clients during a migration. Not the gateway: a gateway of such a release has no Kafka at all (it
+# ignores the Kafka variables the chart gives it), and one with the change stream is of a tree with TLS and SASL, so
+# it keeps the chart's secure brokers (test/cluster's imageArgs has the same rule).
 image_args() {  # image_args <images file>
   local svc tag version kafka
   while read -r svc tag version kafka; do

@@ -83,6 +83,7 @@ service_env() {  # service_env <service>: sets SVC_ENV
       BOARDS_ADDR="127.0.0.1:$FLOWBOARD_BOARDS_PORT" MEMBERSHIP_ADDR="127.0.0.1:$FLOWBOARD_MEMBERSHIP_PORT"
       FILES_ADDR="127.0.0.1:$FLOWBOARD_FILES_PORT" FILES_HTTP_URL="http://127.0.0.1:$FLOWBOARD_FILES_HTTP_PORT"
       WEBHOOKS_ADDR="127.0.0.1:$FLOWBOARD_WEBHOOKS_PORT"
+      KAFKA_BROKERS="$KAFKA_BROKERS"   # the change stream (GET /api/v1/projects/{id}/events)
       OPERATOR_TOKEN="$(operator_token)"
       TRUST_PROXY=loopback) ;;  # local callers may name a client address (the rate-limit e2e test does)
   esac

@@ -8,3 +8,4 @@ export * from './outbox-events';
 export * from './kafka-tail';
 export * from './event-schemas';
 export * from './webhook-receiver';
+export * from './event-stream';

@@ -28,10 +28,12 @@ import { createHttpApp } from './edge/http-app';
 import { createRateLimits } from './edge/rate-limit';
 import { Router } from './api/router';
 import { routeTable } from './api/resources';
+import { STREAM_ROUTE_DEFAULTS } from './api/resources/deps';
 import type { PendingInvalidations } from './cache';
 import { createReadiness } from './readiness';
 import { IdempotencyStore } from './idempotency';
 import { createRedis } from './redis';
+import { createChangeFeed } from './feed';
 
 /** Request line plus headers. */
 const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
@@ -132,6 +134,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     config.ACCESS_CACHE_TTL_SECONDS,
     caches.epoch,
   );
+  const feed = createChangeFeed(config, membership, logger, metrics);
   const readiness = createReadiness();
   const stopObservingRedis = observeRedis(redis, caches.pending, metrics);
   const router = new Router(
@@ -146,6 +149,14 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       users: caches.users,
       operatorToken: config.OPERATOR_TOKEN,
       logger,
+      stream: feed && {
+        hub: () => feed.hub(),
+        cacheEpoch: caches.epoch,
+        heartbeatMs: config.STREAM_HEARTBEAT_MS,
+        accessRecheckMs: config.STREAM_ACCESS_RECHECK_MS,
+        maxStreamsPerKey: config.STREAM_MAX_PER_KEY,
+        longPollMaxWaitMs: STREAM_ROUTE_DEFAULTS.longPollMaxWaitMs,
+      },
     }),
   );
   const server = http.createServer(
@@ -200,6 +211,8 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
         connected,
         new Promise((resolve) => setTimeout(resolve, REDIS_CONNECT_GRACE_MS).unref()),
       ]);
+      // In the background: the API serves at once, the change stream once its feed has caught up (503 before).
+      feed?.start();
       const port = await listen(server, config.PORT, config.HOST);
       readiness.start();
       logger.info({ port }, 'gateway listening');
@@ -207,6 +220,9 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     },
     async stop() {
       readiness.stop();
+      // Ends the open streams first (each is told its position, and resumes on another replica): an SSE response
+      // never ends by itself, so the drain would wait for them forever.
+      await feed?.stop();
       await drainServer(server, KEEP_ALIVE_DRAIN_MS);
       stopFilesHttpProbe();
       stopObservingRedis();

@@ -87,6 +87,38 @@ export const configSchema = z.object({
     (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
     z.string().min(32, 'must be at least 32 characters').optional(),
   ),
+  /**
+   * The change stream (`GET /projects/{id}/events`, docs/design.md "The change stream"): Kafka's brokers, read for
+   * `flowboard.resource-changed.v1`. Unset: the stream answers 503 and nothing else changes (the gateway needs
+   * Kafka for nothing else).
+   */
+  KAFKA_BROKERS: env.list().optional(),
+  KAFKA_TLS: env.bool(false),
+  KAFKA_SASL_MECHANISM: env.kafkaSaslMechanism(),
+  KAFKA_SASL_USERNAME: env.kafkaSaslCredential(),
+  KAFKA_SASL_PASSWORD: env.kafkaSaslCredential(),
+  /**
+   * Each replica keeps the newest events of every partition in memory (read from Kafka at start, then as they come):
+   * resumes within them never touch Kafka's history. At most this many events, and this many MiB, per partition.
+   */
+  STREAM_RING_EVENTS: positiveInt(20_000),
+  STREAM_RING_MB: positiveInt(16),
+  /** What one subscriber may have pending before it is closed as too slow (it resumes from its position). */
+  STREAM_QUEUE_EVENTS: positiveInt(1_000),
+  STREAM_QUEUE_KB: positiveInt(1_024),
+  /** Resumes older than the ring read Kafka's history: at most this many such reads at once per replica. */
+  STREAM_HISTORY_READS: positiveInt(4),
+  /**
+   * How far back a client can resume: the gateway sets the topic's `retention.ms` to this at start (older positions
+   * answer 410). 0 leaves the topic's retention as the operator set it.
+   */
+  STREAM_RETENTION_HOURS: z.coerce.number().int().min(0).default(168),
+  /** A comment line on an idle SSE connection this often, so proxies keep it open. */
+  STREAM_HEARTBEAT_MS: positiveInt(15_000),
+  /** An open stream checks its caller's access to the project again this often (a removed member is cut off). */
+  STREAM_ACCESS_RECHECK_MS: positiveInt(5_000),
+  /** Open streams (SSE, and long-polls while they wait) per API key per replica; beyond it, 429. */
+  STREAM_MAX_PER_KEY: positiveInt(10),
   LOG_LEVEL: env.logLevel(),
 });
 

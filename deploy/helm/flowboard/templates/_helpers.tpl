@@ -253,3 +253,16 @@ key: {{ index $c.secretEnv $env }}
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/* The gateway's STREAM_RETENTION_HOURS (values.yaml components.gateway.env): the retentionHours of
+     flowboard.resource-changed.v1 in kafka.topics.list, which the gateway then sets on the topic at start, so the
+     list, the topics the services create and how far back a change stream can resume agree. 0 (leave the topic's
+     retention alone) with kafka.topics.create false: pre-created topics are the platform team's, whose topic operator
+     would undo a change (and whose ACLs may not allow one), or when the list gives that topic no retention. */}}
+{{- define "flowboard.streamRetentionHours" -}}
+{{- $hours := 0 }}
+{{- if .Values.kafka.topics.create }}
+{{- range .Values.kafka.topics.list }}{{ if eq .name "flowboard.resource-changed.v1" }}{{ $hours = default 0 .retentionHours }}{{ end }}{{ end }}
+{{- end }}
+{{- $hours | int64 }}
+{{- end }}

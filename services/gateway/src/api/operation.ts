@@ -48,6 +48,11 @@ export interface Operation {
   description?: string;
   /** A flowboard extension beyond the original API (docs/compat.md §6): labelled as such in the document. */
   addition?: boolean;
+  /**
+   * Parameters of this operation alone (query arguments and request headers beyond the shared ones), as the
+   * OpenAPI document states them (`name`, `in`, `schema`...).
+   */
+  parameters?: ReadonlyArray<Record<string, unknown>>;
 }
 
 export type Access = AccessLevel | 'key' | 'public' | 'operator';
@@ -55,6 +60,7 @@ export type Access = AccessLevel | 'key' | 'public' | 'operator';
 export type Success =
   | { one: string } // a resource (schema name)
   | { page: string } // a page of a resource (item schema name)
+  | { stream: string } // an event stream (text/event-stream), or a long-poll document (schema name) in JSON or XML
   | 'empty' // 200, no body
   | 'bytes'; // the stored file
 

@@ -61,6 +61,13 @@ describe('shouldCompress', () => {
     expect(shouldCompress(...exchange({ status: 416 }))).toBe(false);
   });
 
+  it('never compresses an event stream (the change stream), whatever its route', () => {
+    for (const type of ['text/event-stream; charset=utf-8', 'Text/Event-Stream']) {
+      expect(shouldCompress(...exchange({ headers: { 'content-type': type } }))).toBe(false);
+    }
+    expect(shouldCompress(...exchange({ headers: { 'content-type': 'text/plain' } }))).toBe(true);
+  });
+
   it('leaves types the library deems incompressible alone', () => {
     expect(shouldCompress(...exchange({ headers: { 'content-type': 'image/png' } }))).toBe(false);
   });

@@ -11,15 +11,21 @@ const DOWNLOAD_ROUTE = /\/attachments\/:attachmentId\/content$/;
  * Whether a response may be compressed, decided when its headers go out. Never for attachment downloads
  * (streamed as stored; compressing them would cost CPU for bytes that are often compressed already, and
  * would drop Content-Length), never for anything that answers or asks for a byte range (a compressed body
- * would no longer match `Content-Range`), else the library's rule (compressible types, no `no-transform`).
+ * would no longer match `Content-Range`), never for an event stream (a compressor holds bytes back until its block
+ * fills, so events and heartbeats would arrive late or never), else the library's rule (compressible types, no
+ * `no-transform`).
  */
 export function shouldCompress(req: Request, res: Response): boolean {
   const match = recordOf(req).match;
   if (match.kind === 'found' && DOWNLOAD_ROUTE.test(match.route.pattern)) return false;
+  if (isEventStream(res.getHeader('Content-Type'))) return false;
   if (req.headers.range !== undefined || res.hasHeader('Content-Range')) return false;
   if (res.statusCode === 206 || res.statusCode === 416) return false;
   return compression.filter(req, res);
 }
+
+const isEventStream = (contentType: unknown): boolean =>
+  typeof contentType === 'string' && contentType.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
 
 /**
  * gzip / deflate (or br) by `Accept-Encoding` (docs/compat.md §1.3), streaming, for bodies of 1 KiB and more;

@@ -1,5 +1,5 @@
-// The change stream's core (docs: README.md beside this file): pure, behind ports; the Kafka adapter and the
-// routes come later and import from here.
+// The change stream's core (docs: README.md beside this file): pure, behind ports; ../feed/ (Kafka) and the routes
+// (api/resources/event-stream.ts) import from here.
 export { streamEvent, type StreamEvent, type StreamEventInput } from './event';
 export {
   DEFAULT_QUEUE_LIMITS,

@@ -11,8 +11,8 @@ export interface HistoryRange {
 }
 
 /**
- * Kafka's history of the topic, for positions older than the ring (the adapter, later: a kafkajs consumer that
- * seeks). The hub pulls from `read` only as fast as the subscriber takes events, and calls the iterator's `return`
+ * Kafka's history of the topic, for positions older than the ring (../feed/change-feed.ts: a short-lived consumer
+ * that seeks). The hub pulls from `read` only as fast as the subscriber takes events, and calls the iterator's `return`
  * when the subscription ends early: the adapter releases what it holds there. Events of other projects or outside
  * the range may be yielded; the hub skips them.
  */

@@ -1,4 +1,4 @@
-import { mediaTypeFormat, responseFormat } from './negotiate';
+import { acceptsEventStream, mediaTypeFormat, responseFormat } from './negotiate';
 
 describe('responseFormat (docs/compat.md §1.2)', () => {
   it.each([
@@ -34,5 +34,29 @@ describe('mediaTypeFormat', () => {
     expect(mediaTypeFormat('application/json')).toBe('json');
     expect(mediaTypeFormat('multipart/form-data; boundary=x')).toBeUndefined();
     expect(mediaTypeFormat(undefined)).toBeUndefined();
+  });
+});
+
+describe('acceptsEventStream', () => {
+  it.each([
+    ['text/event-stream', true],
+    ['Text/Event-Stream; charset=utf-8', true],
+    ['application/json, text/event-stream;q=0.5', true],
+    ['text/event-stream;q=0', false],
+    ['*/*', false],
+    ['text/*', false],
+    ['application/json', false],
+    ['', false],
+  ] as const)('%s → %s', (accept, expected) => {
+    expect(acceptsEventStream(accept)).toBe(expected);
+  });
+
+  it('reads every Accept header and none at all', () => {
+    expect(acceptsEventStream(['application/json', 'text/event-stream'])).toBe(true);
+    expect(acceptsEventStream(undefined)).toBe(false);
+  });
+
+  it('leaves the response format (of refusals) to the usual rules', () => {
+    expect(responseFormat({ accept: 'text/event-stream' })).toBe('json');
   });
 });

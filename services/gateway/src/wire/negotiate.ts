@@ -50,6 +50,19 @@ export function mediaTypeFormat(mediaType: string | undefined): Format | undefin
   return undefined;
 }
 
+/**
+ * Whether `Accept` names `text/event-stream` (with q > 0): the client wants a stream of server-sent events (the
+ * change stream's SSE form) rather than a document. Only that media type counts, not `*\/*` or `text/*`.
+ */
+export function acceptsEventStream(accept: string | string[] | undefined): boolean {
+  const value = Array.isArray(accept) ? accept.join(',') : accept;
+  if (!value) return false;
+  return value.split(',').some((entry) => {
+    const [type = '', ...params] = entry.split(';');
+    return type.trim().toLowerCase() === 'text/event-stream' && qValue(params) > 0;
+  });
+}
+
 export const CONTENT_TYPES: Readonly<Record<Format, string>> = {
   json: 'application/json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',

@@ -1,5 +1,5 @@
 import { DependencyUnavailableError, DomainError } from '@flowboard/service-kit';
-import { HttpProblem, asDomainError, renderProblem } from './problem';
+import { HttpProblem, StatusProblem, asDomainError, renderProblem } from './problem';
 
 describe('renderProblem (docs/compat.md §3.4)', () => {
   it('renders JSON problem details with requestId', () => {
@@ -22,6 +22,24 @@ describe('renderProblem (docs/compat.md §3.4)', () => {
       '<?xml version="1.0" encoding="utf-8"?><error><detail>No such story.</detail><requestId>req2</requestId>' +
         '<status>404</status><title>Not found</title><type>urn:flowboard:problem:not-found</type></error>',
     );
+  });
+
+  it('a StatusProblem answers its own status, type and title, with its headers, in both formats', () => {
+    const gone = new StatusProblem(410, 'history-gone', 'Gone', 'Read the board again.', { 'X-Extra': '1' });
+    const json = renderProblem(gone, 'r1', 'json');
+    expect(json).toEqual({
+      status: 410,
+      headers: { 'Content-Type': 'application/problem+json; charset=utf-8', 'X-Extra': '1' },
+      body:
+        '{"type":"urn:flowboard:problem:history-gone","title":"Gone","status":410,' +
+        '"detail":"Read the board again.","requestId":"r1"}',
+    });
+    expect(renderProblem(gone, 'r1', 'xml').body).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><error><detail>Read the board again.</detail><requestId>r1</requestId>' +
+        '<status>410</status><title>Gone</title><type>urn:flowboard:problem:history-gone</type></error>',
+    );
+    // A client error to the rest of the gateway: no 503 or 401 headers, not logged as a failure.
+    expect(gone.kind).toBe('FailedPrecondition');
   });
 
   it('401 carries WWW-Authenticate', () => {

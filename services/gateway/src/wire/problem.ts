@@ -23,6 +23,24 @@ export class HttpProblem extends DomainError {
 }
 
 /**
+ * A problem with a status the error table has no kind for (410 Gone: the change stream's history is no longer
+ * retained): its own status, type slug and title. Its `kind` is what the rest of the gateway sees (logging, a 401's
+ * or 503's headers): a client error's by default.
+ */
+export class StatusProblem extends HttpProblem {
+  constructor(
+    readonly status: number,
+    readonly slug: string,
+    readonly title: string,
+    message: string,
+    headers: Readonly<Record<string, string>> = {},
+    kind: ErrorKind = 'FailedPrecondition',
+  ) {
+    super(kind, message, headers);
+  }
+}
+
+/**
  * `Retry-After` of a 503 when the error doesn't say: a dependency that answered UNAVAILABLE itself (its database
  * unreachable), Redis down for an Idempotency-Key request. Errors of a breaker refusing (DependencyUnavailableError)
  * carry their own: until its next probe, or the end of its open period.
@@ -47,7 +65,7 @@ export const asDomainError = (error: unknown): DomainError =>
  * internal error's details stay in the log.
  */
 export function problemDto(error: DomainError, requestId: string): Dto {
-  const { status, slug, title } = httpProblemFor(error);
+  const { status, slug, title } = error instanceof StatusProblem ? error : httpProblemFor(error);
   return {
     type: `urn:flowboard:problem:${slug}`,
     title,

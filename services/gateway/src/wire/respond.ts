@@ -18,6 +18,8 @@ export type Reply =
   | { kind: 'resource'; type: ResourceType; body: Dto; version?: number }
   | { kind: 'page'; type: ResourceType; body: PageDto }
   | { kind: 'empty' }
+  /** A document the handler rendered itself (the change stream's long-poll answer), without an ETag. */
+  | { kind: 'rendered'; rendered: RenderedBody }
   /** The handler wrote the response itself (streams). */
   | { kind: 'handled' };
 
@@ -30,6 +32,7 @@ export const resource = (type: ResourceType, body: Dto, version?: number): Reply
 export const page = (type: ResourceType, body: PageDto): Reply => ({ kind: 'page', type, body });
 export const empty = (): Reply => ({ kind: 'empty' });
 export const handled = (): Reply => ({ kind: 'handled' });
+export const rendered = (body: RenderedBody): Reply => ({ kind: 'rendered', rendered: body });
 
 export function sendReply(res: Response, reply: Reply, format: Format): void {
   if (reply.kind === 'empty') return sendEmpty(res);
@@ -75,6 +78,8 @@ export function renderBody(reply: Reply, format: Format): RenderedBody | undefin
         contentType: CONTENT_TYPES[format],
         body: format === 'xml' ? toXml(PLURALS[reply.type], reply.body, reply.type) : toJson(reply.body),
       };
+    case 'rendered':
+      return reply.rendered;
     case 'empty':
     case 'handled':
       return undefined;

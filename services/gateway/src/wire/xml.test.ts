@@ -1,7 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { XML_ONLY_EMPTY, toJson, phaseDto } from '@flowboard/representation';
 import { pageOf } from './page';
-import { escapeText, toXml } from './xml';
+import { escapeText, jsonElement, toXml } from './xml';
 
 const DECL = '<?xml version="1.0" encoding="utf-8"?>';
 
@@ -78,5 +78,37 @@ describe('toXml (docs/compat.md §2)', () => {
 describe('toJson', () => {
   it('never writes null and keeps key order', () => {
     expect(toJson({ b: 1, a: null as unknown as undefined, c: undefined, d: [1] })).toBe('{"b":1,"d":[1]}');
+  });
+});
+
+describe('jsonElement: JSON from elsewhere (a change payload) as the contract XML', () => {
+  it('orders children, wraps arrays with the API item names, omits null and undefined', () => {
+    expect(
+      jsonElement('data', {
+        text: 't',
+        tags: [{ name: 'x', id: 1 }],
+        members: [{ id: 2 }],
+        owner: null,
+        details: '',
+        done: false,
+        empty: [],
+        nested: {},
+      }),
+    ).toBe(
+      '<data><details /><done>false</done><empty /><members><user><id>2</id></user></members><nested />' +
+        '<tags><tag><id>1</id><name>x</name></tag></tags><text>t</text></data>',
+    );
+  });
+
+  it('names items of an array the API has no name for `item`, nested arrays included', () => {
+    expect(jsonElement('x', { odd: [1, 'two', [3]] })).toBe(
+      '<x><odd><item>1</item><item>two</item><item><item>3</item></item></odd></x>',
+    );
+  });
+
+  it('escapes text and makes any key a well-formed element name', () => {
+    const xml = jsonElement('x', { 'a b': '<&>', '1st': 1, ü: 2 });
+    expect(xml).toBe('<x><_>2</_><_1st>1</_1st><a_b>&lt;&amp;&gt;</a_b></x>');
+    expect(() => new XMLParser().parse(xml)).not.toThrow();
   });
 });

@@ -2,6 +2,7 @@ import { int, resource, SHARED_SCHEMAS, str, type ResourceSchemas, type Schema }
 import { adminSchemas } from '../resources/admin.schemas';
 import { attachmentSchemas } from '../resources/attachments.schemas';
 import { commentSchemas } from '../resources/comments.schemas';
+import { eventSchemas } from '../resources/events.schemas';
 import { inviteSchemas } from '../resources/invites.schemas';
 import { metricSchemas } from '../resources/metrics.schemas';
 import { phaseSchemas } from '../resources/phases.schemas';
@@ -64,6 +65,7 @@ const SETS: readonly ResourceSchemas[] = [
   inviteSchemas,
   webhookSchemas,
   adminSchemas,
+  eventSchemas,
 ];
 const PAGE_ORDER: readonly ResourceSchemas[] = [
   projectSchemas,

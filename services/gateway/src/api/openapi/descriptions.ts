@@ -29,6 +29,7 @@ const attachments = 'Attachments';
 const roles = 'Roles';
 const invites = 'Invites';
 const webhooks = 'Webhooks';
+const events = 'Change stream';
 const operator = 'Operator';
 
 export const TAGS: Array<{ name: string; description: string }> = [
@@ -47,6 +48,12 @@ export const TAGS: Array<{ name: string; description: string }> = [
     description:
       "Flowboard addition: HTTP callbacks for a project's changes, signed (Standard Webhooks), retried for a " +
       'day, with a delivery log.',
+  },
+  {
+    name: events,
+    description:
+      "Flowboard addition: a project's changes as they happen, as server-sent events or by long-polling (JSON " +
+      'or XML), resumable from any position still retained.',
   },
   { name: operator, description: 'Operator endpoints, authorised by the operator token, not an API key.' },
 ];

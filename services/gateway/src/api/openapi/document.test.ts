@@ -55,7 +55,9 @@ describe('the OpenAPI document', () => {
       for (const o of Object.values(item) as Array<{ responses: Record<string, { content?: object }> }>) {
         const content = o.responses['200']?.content;
         if (content && !('*/*' in content)) {
-          expect(Object.keys(content).sort()).toEqual(['application/json', 'application/xml']);
+          // The change stream offers its event stream besides its long-poll answer.
+          const types = Object.keys(content).filter((type) => type !== 'text/event-stream');
+          expect(types.sort()).toEqual(['application/json', 'application/xml']);
         }
       }
     }
@@ -83,6 +85,43 @@ describe('the OpenAPI document', () => {
       requestBody: { required: boolean };
     };
     expect(update.requestBody.required).toBe(false);
+  });
+
+  it("documents the change stream: both forms, its own arguments and its 410; its answer's shape", () => {
+    const events = document.paths['/api/v1/projects/{projectId}/events']?.get as {
+      parameters: Array<{ name?: string; in?: string; $ref?: string }>;
+      responses: Record<string, { content?: Record<string, unknown>; $ref?: string }>;
+      'x-flowboard-addition': boolean;
+    };
+    expect(events['x-flowboard-addition']).toBe(true);
+    expect(Object.keys(events.responses['200']?.content ?? {}).sort()).toEqual([
+      'application/json',
+      'application/xml',
+      'text/event-stream',
+    ]);
+    expect(events.parameters.map((p) => p.name ?? p.$ref)).toEqual([
+      '#/components/parameters/projectId',
+      'after',
+      'from',
+      'Last-Event-ID',
+      'limit',
+      'wait',
+    ]);
+    expect(events.responses['410']).toEqual({ $ref: '#/components/responses/Gone' });
+    const contract = new OpenApiContract(document);
+    const payload = {
+      id: '3f1c2b9e-0000-4000-8000-000000000001',
+      type: 'story.moved',
+      timestamp: '2026-11-24T10:00:00.000Z',
+      project: { id: 1, name: 'Sudden Valley' },
+      actor: { id: 1, name: 'Gob Bluth', userName: 'gob', email: 'Gob@bluth.com' },
+      data: { id: 1, text: 'Build Spec house' },
+    };
+    const batch = { events: [{ id: '1-3-1f4', event: 'story.moved', data: payload }], position: '1-3-1f4' };
+    expect(contract.validateSchema('EventBatch', batch)).toEqual([]);
+    expect(contract.validateSchema('EventBatch', { events: [], position: '1-0-0' })).toEqual([]);
+    expect(contract.validateSchema('EventBatch', { ...batch, position: 'yesterday' })).not.toEqual([]);
+    expect(contract.validateSchema('EventBatch', { events: batch.events })).not.toEqual([]);
   });
 
   it('names the three API key schemes and the public operations', () => {

@@ -37,6 +37,7 @@ export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, 
 const JSON_TYPE = 'application/json';
 const XML_TYPE = 'application/xml';
 const PROBLEM_TYPE = 'application/problem+json';
+const EVENT_STREAM_TYPE = 'text/event-stream';
 
 /** Both representations of one schema. */
 const both = (schema: Schema): Schema => ({ [JSON_TYPE]: { schema }, [XML_TYPE]: { schema } });
@@ -70,6 +71,10 @@ const ERROR_RESPONSES: Record<string, Schema> = {
     'The Idempotency-Key was used before for a different request (`idempotency-key-reused`); nothing ran.',
   ),
   PayloadTooLarge: problem('A body or file over the limit.'),
+  Gone: problem(
+    'The changes after the position are no longer retained (`history-gone`): read the board again, then ' +
+      'stream from now.',
+  ),
   Error: problem('429 (rate limited, with `Retry-After`), 503 (a dependency is down) or 500.', {
     'Retry-After': { schema: { type: 'integer' }, description: 'Seconds, on 429 and sometimes 503.' },
   }),
@@ -81,6 +86,7 @@ const STATUS_RESPONSE: Record<number, string> = {
   403: 'Forbidden',
   404: 'NotFound',
   409: 'Conflict',
+  410: 'Gone',
   413: 'PayloadTooLarge',
   412: 'PreconditionFailed',
   422: 'UnprocessableContent',
@@ -257,6 +263,7 @@ function operation(op: Operation): Schema {
   if (op.paged || (typeof op.ok === 'object' && 'page' in op.ok))
     params.push(paramRef('page'), paramRef('pageSize'));
 
+  params.push(...(op.parameters ?? []));
   if (op.idempotencyKey) params.push(paramRef('IdempotencyKey'));
   if (op.conditional) params.push(paramRef(op.method === 'get' ? 'IfNoneMatch' : 'IfMatch'));
 
@@ -354,6 +361,31 @@ function success(op: Operation): Schema {
         },
       },
       content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+    };
+  }
+  if ('stream' in op.ok) {
+    return {
+      description:
+        'OK: with `Accept: text/event-stream`, an event stream (never compressed, never cached); else the ' +
+        'long-poll answer.',
+      headers: REQUEST_ID,
+      content: {
+        ...both(ref(op.ok.stream)),
+        [EVENT_STREAM_TYPE]: {
+          schema: {
+            type: 'string',
+            description:
+              'Server-sent events: blocks of `event:`, `id:` and `data:` lines (the `data` a ChangePayload as ' +
+              'JSON), each ended by a blank line; comment lines (`: keep-alive`) in between.',
+          },
+          examples: {
+            change: {
+              value:
+                'retry: 3000\nid: 1-3-1f3\n\nevent: story.moved\nid: 1-3-1f4\ndata: {"id":"…","type":"story.moved",…}\n\n',
+            },
+          },
+        },
+      },
     };
   }
   const schema = 'page' in op.ok ? ref(`${op.ok.page}Page`) : ref(op.ok.one);

@@ -4,6 +4,7 @@ import { adminOperations } from './admin.routes';
 import { attachmentOperations } from './attachments.routes';
 import { commentOperations } from './comments.routes';
 import type { RouteDeps } from './deps';
+import { eventOperations } from './events.routes';
 import { inviteOperations } from './invites.routes';
 import { memberOperations } from './members.routes';
 import { meStoryOperations } from './me-stories.routes';
@@ -36,6 +37,7 @@ const RESOURCES: ReadonlyArray<Resource<RouteDeps>> = [
   roleOperations,
   inviteOperations,
   webhookOperations,
+  eventOperations,
 ];
 
 /** THE route table: authentication, 404/405, the access check and the response format all come from it. */

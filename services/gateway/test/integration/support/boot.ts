@@ -21,7 +21,7 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-const silent = createLogger('test', 'silent');
+const silent = createLogger('test', (process.env.LOG_LEVEL as 'silent' | undefined) ?? 'silent'); // LOG_LEVEL=debug to read the gateways' logs
 
 /**
  * The gateway in-process on port 0, against real Redis and in-process fakes of membership, boards, files and

@@ -215,8 +215,11 @@ export class FakeMembership {
       // The operator's switches: e2e against the real service (test/e2e/test/admin.e2e.test.ts).
       SetUserEnabled: h('SetUserEnabled', notFaked),
       SetApiKeyEnabled: h('SetApiKeyEnabled', notFaked),
-      // Service to service (webhooks' payload names); the gateway never calls it.
-      ResolveNames: h('ResolveNames', notFaked),
+      // Service to service: the names of a change's payload (webhooks, and the gateway's change stream).
+      ResolveNames: h('ResolveNames', async (req: membership.ResolveNamesRequest__Output) => ({
+        project_name: this.projects.get(req.project_id)?.project.name ?? '',
+        users: req.user_ids.flatMap((id) => this.users.get(id) ?? []),
+      })),
       GetProjectAccount: h('GetProjectAccount', async (req: membership.GetProjectAccountRequest__Output) => {
         const fake = this.projects.get(req.project_id);
         if (!fake?.project.owner) throw new DomainError('NotFound', 'Project not found.');
