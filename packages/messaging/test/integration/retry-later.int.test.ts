@@ -1,14 +1,9 @@
 import { Partitioners } from 'kafkajs';
-import { createLogger } from '@flowboard/service-kit';
-import { createKafka, ensureTopics, EventConsumer, RetryLaterError } from '../../src';
+import { ensureTopics, EventConsumer, RetryLaterError } from '../../src';
+import { kafka, logger, suffix } from './support';
 
 // Against a real broker: a handler's RetryLaterError pauses its partition for the time it names, holds back
 // what follows (order kept), and is not a failure (retrying(), which readiness reads, stays empty).
-const brokers = process.env.KAFKA_BROKERS;
-if (!brokers) throw new Error('Missing KAFKA_BROKERS. Run the tests through `npm test`, which starts Kafka.');
-const logger = createLogger('messaging-test', 'silent');
-const kafka = createKafka({ brokers: brokers.split(','), clientId: 'messaging-test', logger });
-const suffix = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 
 describe('a handler asking to retry later (real Kafka)', () => {
   it('waits the time asked, keeps the order, and does not count as retrying', async () => {

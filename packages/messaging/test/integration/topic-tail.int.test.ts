@@ -1,7 +1,5 @@
 import { ConfigResourceTypes, Partitioners } from 'kafkajs';
-import { createLogger } from '@flowboard/service-kit';
 import {
-  createKafka,
   ensureTopicRetention,
   ensureTopics,
   OffsetGoneError,
@@ -10,14 +8,10 @@ import {
   TopicTail,
   type LogRecord,
 } from '../../src';
+import { kafka, logger, suffix } from './support';
 
 // Against a real broker: a process's own reader of every partition from chosen offsets (the gateway's change
 // stream), and lazy reads of one partition's history.
-const brokers = process.env.KAFKA_BROKERS;
-if (!brokers) throw new Error('Missing KAFKA_BROKERS. Run the tests through `npm test`, which starts Kafka.');
-const logger = createLogger('messaging-test', 'silent');
-const kafka = createKafka({ brokers: brokers.split(','), clientId: 'messaging-test', logger });
-const suffix = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

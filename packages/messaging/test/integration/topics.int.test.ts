@@ -1,21 +1,11 @@
 import { Partitioners } from 'kafkajs';
-import { createLogger, createMetricsRegistry, type MetricsRegistry } from '@flowboard/service-kit';
-import {
-  createKafka,
-  createLazyTopicPublisher,
-  ensureTopics,
-  EventConsumer,
-  MissingTopicsError,
-} from '../../src';
+import { createMetricsRegistry, type MetricsRegistry } from '@flowboard/service-kit';
+import { createLazyTopicPublisher, ensureTopics, EventConsumer, MissingTopicsError } from '../../src';
+import { kafka, logger, suffix } from './support';
 
 // Against a real broker (the test infrastructure's Kafka has auto.create.topics.enable on, as Kafka's default is):
 // topic creation as configured, no topic made when the services may not make one, and the lag gauge after a
 // rebalance.
-const brokers = process.env.KAFKA_BROKERS;
-if (!brokers) throw new Error('Missing KAFKA_BROKERS. Run the tests through `npm test`, which starts Kafka.');
-const logger = createLogger('messaging-test', 'silent');
-const kafka = createKafka({ brokers: brokers.split(','), clientId: 'messaging-test', logger });
-const suffix = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
