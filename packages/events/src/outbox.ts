@@ -8,6 +8,11 @@ export interface OutboxMessage {
   key: string;
   payload: unknown;
   headers?: Record<string, string>;
+  /**
+   * A change the API's writer is told of (a resource-changed event): once its transaction commits, its id is in the
+   * write's answer (`Flowboard-Changes`). Not stored with the event.
+   */
+  change?: boolean;
 }
 
 /** The port use cases write events through (each service's PostgreSQL adapter implements it). */

@@ -78,7 +78,13 @@ export const resourceSubject = (kind: ResourceSubjectKind, id: number): string =
  */
 export function resourceChangedMessage(source: string, data: ResourceChangedV1): OutboxMessage {
   const event = makeEvent(resourceChangedV1, source, data);
-  return { id: event.id, topic: resourceChangedV1.topic, key: String(data.projectId), payload: event };
+  return {
+    id: event.id,
+    topic: resourceChangedV1.topic,
+    key: String(data.projectId),
+    payload: event,
+    change: true,
+  };
 }
 
 /**

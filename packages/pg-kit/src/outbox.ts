@@ -4,6 +4,7 @@ import {
   counter,
   contextWithSpan,
   currentContext,
+  recordChange,
   extractTraceContext,
   failSpan,
   gaugesOfOneRead,
@@ -53,6 +54,8 @@ export async function enqueueOutbox(tx: Queryable, schema: string, event: Outbox
     `INSERT INTO ${quoteIdent(schema)}.outbox (id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5)`,
     [event.id, event.topic, event.key, JSON.stringify(event.payload), JSON.stringify(headers)],
   );
+  // Named in the write's answer; forgotten again if the transaction rolls back (withTransaction).
+  if (event.change) recordChange(event.id);
 }
 
 /**

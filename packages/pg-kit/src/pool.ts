@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { changesMark } from '@flowboard/service-kit';
 
 // Timestamps are stored as timestamptz and formatted by the application; hand them over as Date.
 // int8 (bigserial ids, counts) become numbers: every value here is far below 2^53.
@@ -35,6 +36,8 @@ export async function withTransaction<T>(
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  // The changes `fn` records for its request's answer hold only if they commit.
+  const changes = changesMark();
   let discard: Error | undefined;
   // The pool stops listening for a client's errors while it is checked out, and `fn` may await other things
   // between statements: a connection lost then would be an unhandled 'error' event, and the process would crash
@@ -47,6 +50,7 @@ export async function withTransaction<T>(
     await client.query('COMMIT');
     return result;
   } catch (err) {
+    changes.undo();
     const rolledBack = await client.query('ROLLBACK').then(
       () => true,
       () => false,

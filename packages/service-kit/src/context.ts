@@ -6,12 +6,43 @@ export interface RequestContext {
   requestId: string;
   /** The authenticated caller, when there is one. */
   userId?: number;
+  /**
+   * The ids of the changes (resource-changed events) the request's writes have committed so far, in order, where its
+   * answer names them (`Flowboard-Changes`: a writer recognises its own changes on the change stream). Absent where
+   * nobody answers with them.
+   */
+  changes?: string[];
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
 export const runWithContext = <T>(context: RequestContext, fn: () => T): T => storage.run(context, fn);
 export const currentContext = (): RequestContext | undefined => storage.getStore();
+
+/**
+ * The header (HTTP) and metadata key (gRPC trailers) naming a write's changes: their event ids, comma-separated, in
+ * the order they were made. Each is the `id` of the change's payload on the change stream and in webhooks.
+ */
+export const CHANGES_HEADER = 'flowboard-changes';
+
+/** Notes that the current request's write made change `id` (a no-op where the request's answer names none). */
+export function recordChange(id: string): void {
+  storage.getStore()?.changes?.push(id);
+}
+
+/**
+ * Where the current request's record of changes stands, to go back to it when the work since is undone (its
+ * transaction rolled back): `undo()` forgets the changes recorded after `changesMark()`.
+ */
+export function changesMark(): { undo(): void } {
+  const changes = storage.getStore()?.changes;
+  const length = changes?.length ?? 0;
+  return { undo: () => void (changes && (changes.length = Math.min(changes.length, length))) };
+}
+
+/** The CHANGES_HEADER value of a context's changes, or undefined when it has none. */
+export const changesHeaderValue = (context: RequestContext | undefined): string | undefined =>
+  context?.changes?.length ? context.changes.join(',') : undefined;
 /**
  * 16 random hex digits. Taken from randomUUID, which draws from a cached entropy pool, rather than randomBytes,
  * which asks the kernel on every call (measurable on a gateway serving thousands of requests a second). The

@@ -27,9 +27,15 @@ async function subscribe(
   return client;
 }
 
+/** Each write's `Flowboard-Changes` (the event ids of the changes it made), in the order the writes were made. */
+const named: string[][] = [];
+
 const call = async (path: string, init: Parameters<typeof api>[1] = {}) => {
   const res = await api(path, { key: owner.key, ...init });
   if (res.status !== 200) throw new Error(`${init.method ?? 'GET'} ${path} → ${res.status} ${res.text}`);
+  const changes = res.headers.get('flowboard-changes');
+  if (init.method && init.method !== 'GET') named.push(changes ? changes.split(',') : []);
+  else expect(changes).toBeNull();
   return res.json;
 };
 
@@ -75,7 +81,7 @@ describe('the change stream', () => {
     });
     const form = new FormData();
     form.append('file', new Blob(['floor plan'], { type: 'text/plain' }), 'plans.txt');
-    expect((await api(`${S}/attachments`, { method: 'POST', key: owner.key, body: form })).status).toBe(200);
+    await call(`${S}/attachments`, { method: 'POST', body: form });
     await call(S, { method: 'DELETE' });
 
     // Each service's outbox publishes its changes in order, so a project's changes from one service arrive in the
@@ -112,6 +118,23 @@ describe('the change stream', () => {
       return got.every((e) => byId.has(e.payload.id)) ? byId : undefined;
     }, 'a webhook delivery of every streamed event');
     for (const e of got) expect(e.data).toBe(delivered.get(e.payload.id));
+
+    // Read your own writes: each write's answer named its changes, and they are exactly the stream's events (the
+    // webhook's, made in beforeAll, aside: a webhook is not a change the stream shows).
+    const writes = named.slice(1);
+    expect(writes.flat().sort()).toEqual(got.map((e) => e.payload.id).sort());
+    const typeOf = new Map(got.map((e) => [e.payload.id, e.event]));
+    // In the order the writes were made; creating a tag changed nothing the stream shows (no tag events yet).
+    const [created, updated, moved, blocked, taskAdded, taskDone, comment, tagged, deleted] = fromBoards;
+    expect(writes.map((ids) => ids.map((id) => typeOf.get(id)))).toEqual([
+      ...[created, updated, moved, blocked, taskAdded, taskDone, comment].map((e) => [e!.event]),
+      [],
+      [tagged!.event],
+      ['role.created'],
+      ['invite.created'],
+      ['attachment.created'],
+      [deleted!.event],
+    ]);
     stream.close();
   });
 

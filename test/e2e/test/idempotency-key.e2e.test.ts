@@ -34,6 +34,9 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.json).toEqual(first.json);
+    // The replay names the one change the first request made (its event id on the change stream).
+    expect(first.headers.get('flowboard-changes')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(retry.headers.get('flowboard-changes')).toBe(first.headers.get('flowboard-changes'));
     expect(await count('text:"Once in JSON"')).toBe(1);
   });
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kafka, logLevel } from 'kafkajs';
-import { createLogger } from '@flowboard/service-kit';
+import { createLogger, runWithContext, type RequestContext } from '@flowboard/service-kit';
 import { KafkaPublisher, ensureTopics, createKafka } from '@flowboard/messaging';
 import { requireEnv, startTcpProxy, uniqueSuffix, waitFor } from '@flowboard/testing';
 import {
@@ -61,6 +61,24 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
   });
 
   const event = (n: number) => ({ id: crypto.randomUUID(), topic, key: 'board-1', payload: { n } });
+
+  it('names a committed change in its request’s record, and forgets one whose transaction rolled back', async () => {
+    const context: RequestContext = { requestId: 'r', changes: [] };
+    const [kept, undone, notAChange] = [event(1), event(2), event(3)];
+    await runWithContext(context, async () => {
+      await withTransaction(pool, async (tx) => {
+        await enqueueOutbox(tx, schema, { ...kept, change: true });
+        await enqueueOutbox(tx, schema, notAChange);
+      });
+      await withTransaction(pool, async (tx) => {
+        await enqueueOutbox(tx, schema, { ...undone, change: true });
+        throw new Error('business rule failed');
+      }).catch(() => undefined);
+    });
+    expect(context.changes).toEqual([kept.id]);
+    // Not to be published by the next test's relay.
+    await pool.query('DELETE FROM outbox WHERE id = ANY($1)', [[kept.id, notAChange.id]]);
+  });
 
   it('publishes committed events in order and never rolled-back ones', async () => {
     await withTransaction(pool, async (tx) => {

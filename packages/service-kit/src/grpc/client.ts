@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { currentContext, type RequestContext } from '../context';
+import { CHANGES_HEADER, currentContext, type RequestContext } from '../context';
 import { fromGrpcError, isDomainError } from '../errors';
 import type { MetricsRegistry } from '../metrics';
 import type { Breaker } from './breaker';
@@ -119,7 +119,8 @@ function sendUnary<C extends grpc.Client, K extends keyof C & string>(
   options: UnaryCallOptions,
   breaker?: Breaker,
 ): Promise<UnaryResponse<C[K]>> {
-  const metadata = contextToMetadata(options.context ?? currentContext());
+  const context = options.context ?? currentContext();
+  const metadata = contextToMetadata(context);
   metadata.setOptions({ waitForReady: true }); // see createGrpcClient
   const fn = client[method] as unknown as (
     argument: unknown,
@@ -145,6 +146,14 @@ function sendUnary<C extends grpc.Client, K extends keyof C & string>(
       },
     );
     calls?.add(call);
+    // The changes the upstream's write made, for the caller's own answer. grpc-js emits `status` right after the
+    // callback, in the same turn, so they are recorded before the caller's `await` resumes.
+    if (context?.changes) {
+      call.on('status', (status: grpc.StatusObject) => {
+        const named = status.metadata?.get(CHANGES_HEADER)[0]?.toString();
+        if (status.code === grpc.status.OK && named) context.changes?.push(...named.split(','));
+      });
+    }
   });
 }
 

@@ -1,7 +1,13 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
-import { newRequestId, runWithContext, type RequestContext } from '../context';
+import {
+  CHANGES_HEADER,
+  changesHeaderValue,
+  newRequestId,
+  runWithContext,
+  type RequestContext,
+} from '../context';
 import { DomainError, isDomainError, toGrpcError } from '../errors';
 import type { MetricsRegistry } from '../metrics';
 import { metadataToContext } from './metadata';
@@ -80,6 +86,15 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   };
 }
 
+/** The call's changes (CHANGES_HEADER) as trailing metadata, so the caller can name them in its own answer. */
+function changesTrailer(ctx: CallContext): grpc.Metadata | undefined {
+  const value = changesHeaderValue(ctx);
+  if (value === undefined) return undefined;
+  const trailer = new grpc.Metadata();
+  trailer.set(CHANGES_HEADER, value);
+  return trailer;
+}
+
 /** What a handler learns about its call besides the request message. */
 export type CallContext = RequestContext;
 
@@ -99,10 +114,10 @@ export function unary<Req, Res>(
   handler: (request: Req, ctx: CallContext) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    const ctx = metadataToContext(call.metadata, newRequestId);
+    const ctx: CallContext = { ...metadataToContext(call.metadata, newRequestId), changes: [] };
     runWithContext(ctx, () => {
       handler(call.request, ctx).then(
-        (response) => callback(null, response),
+        (response) => callback(null, response, changesTrailer(ctx)),
         (thrown: unknown) => {
           const error = unavailableIfUnreachable(thrown);
           if (!isDomainError(error)) logger.error({ err: error }, 'unexpected error in gRPC handler');

@@ -8,9 +8,12 @@ import {
   createMetricsRegistry,
   DomainError,
   inSpan,
+  recordChange,
+  runWithContext,
   unary,
   unaryCall,
   type GrpcServer,
+  type RequestContext,
 } from '../../src';
 
 // A JSON-coded service by hand: the propagation and metrics live in createGrpcServer/unaryCall, whatever the
@@ -33,7 +36,7 @@ const definition: grpc.ServiceDefinition = {
 const EchoClient = grpc.makeGenericClientConstructor(definition, 'EchoService');
 type Echo = grpc.Client & {
   Echo(
-    req: { text: string },
+    req: { text: string; changes?: string[] },
     cb: grpc.requestCallback<{ text: string; traceId?: string }>,
   ): grpc.ClientUnaryCall;
 };
@@ -56,7 +59,8 @@ beforeAll(async () => {
         name: 'test.v1.EchoService',
         definition,
         implementation: {
-          Echo: unary(logger, async (req: { text: string }) => {
+          Echo: unary(logger, async (req: { text: string; changes?: string[] }) => {
+            for (const id of req.changes ?? []) recordChange(id);
             if (req.text === 'missing') throw new DomainError('NotFound', 'no such thing');
             // The handler runs inside the server span.
             return { text: req.text, traceId: trace.getActiveSpan()?.spanContext().traceId };
@@ -136,5 +140,27 @@ describe('gRPC calls carry the trace context in metadata and are counted', () =>
     expect(
       metricValue(called, 'flowboard_grpc_client_handling_seconds_count', { ...caller, grpc_code: 'OK' }),
     ).toBe(1);
+  });
+});
+
+describe('the changes a call made travel back to its caller (trailing metadata)', () => {
+  const call = (client: Echo, context: RequestContext, text: string, changes: string[]) =>
+    runWithContext(context, () => unaryCall(client, 'Echo', { text, changes }, { deadlineMs: 5_000 }));
+
+  it('each successful call adds its changes to the caller’s record, in order; a failed one adds none', async () => {
+    const client = createGrpcClient(EchoClient as never, address) as Echo;
+    const context: RequestContext = { requestId: 'r1', changes: [] };
+    await call(client, context, 'first', ['a', 'b']);
+    expect(context.changes).toEqual(['a', 'b']);
+    await call(client, context, 'nothing changed', []);
+    await expect(call(client, context, 'missing', ['never'])).rejects.toMatchObject({ kind: 'NotFound' });
+    await call(client, context, 'second', ['c']);
+    expect(context.changes).toEqual(['a', 'b', 'c']);
+
+    // A caller that keeps no record (a background job) is not affected.
+    const quiet: RequestContext = { requestId: 'r2' };
+    await expect(call(client, quiet, 'hi', ['d'])).resolves.toMatchObject({ text: 'hi' });
+    expect(quiet.changes).toBeUndefined();
+    client.close();
   });
 });

@@ -1,5 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ERROR_TABLE, isDomainError, unavailableIfUnreachable, type Logger } from '@flowboard/service-kit';
+import {
+  CHANGES_HEADER,
+  changesHeaderValue,
+  currentContext,
+  ERROR_TABLE,
+  isDomainError,
+  unavailableIfUnreachable,
+  type Logger,
+} from '@flowboard/service-kit';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -10,8 +18,10 @@ export function sendJson(
   headers: Record<string, string> = {},
 ): void {
   const payload = JSON.stringify(body);
+  const changes = changesHeaderValue(currentContext());
   res.writeHead(status, {
     ...headers,
+    ...(changes === undefined ? {} : { [CHANGES_HEADER]: changes }),
     'Content-Type': JSON_TYPE,
     'Content-Length': Buffer.byteLength(payload),
   });

@@ -131,7 +131,8 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     const userId =
       typeof rawUser === 'string' && /^[1-9][0-9]{0,14}$/.test(rawUser) ? Number(rawUser) : undefined;
 
-    runWithContext(userId === undefined ? { requestId } : { requestId, userId }, () => {
+    const context = userId === undefined ? { requestId } : { requestId, userId, changes: [] };
+    runWithContext(context, () => {
       if (userId === undefined) {
         sendError(req, res, new DomainError('Unauthenticated', 'Missing caller identity.'), logger);
         return;

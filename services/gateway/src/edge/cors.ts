@@ -3,7 +3,7 @@ import type { RouteMatch } from '../api/router';
 
 const ALLOW_HEADERS = 'X-Zen-ApiKey, Authorization, Content-Type, Accept';
 const EXPOSE_HEADERS =
-  'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy';
+  'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Flowboard-Changes';
 
 /** CORS as the original offered it (docs/compat.md §1.1): any origin may call and read the API's headers. */
 export function cors(): RequestHandler {

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { CHANGES_HEADER, changesHeaderValue, type RequestContext } from '@flowboard/service-kit';
 import type { ProjectAccess } from '../authz/access';
 import type { BoardCache } from '../cache';
 import { isRead, responseKey } from './board-read';
@@ -69,8 +70,16 @@ export async function dispatch(
     reply = await found.route.handler(call);
   } finally {
     if (changedBoard !== undefined) await cache.versions.advance(changedBoard);
+    // Also on a failure: a write of several calls may have made some of its changes before it failed.
+    nameChanges(res, record.context);
   }
   if (!res.headersSent) sendReply(res, reply, record.format);
+}
+
+/** The changes the request's writes made (their event ids, as the change stream shows them), in their order. */
+function nameChanges(res: Response, context: RequestContext): void {
+  const changes = changesHeaderValue(context);
+  if (changes !== undefined && !res.headersSent) res.setHeader(CHANGES_HEADER, changes);
 }
 
 function cachedBody(reply: Reply, format: Format, pattern: string): RenderedBody {

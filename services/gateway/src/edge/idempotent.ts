@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { DomainError } from '@flowboard/service-kit';
+import { CHANGES_HEADER, DomainError } from '@flowboard/service-kit';
 import type { IdempotencyStore, Lease, StoredResponse } from '../idempotency';
 import { readBodyText } from '../wire/body';
 import { parseIdempotencyKey } from '../wire/idempotency-key';
@@ -21,7 +21,7 @@ export interface IdempotentRun {
 }
 
 /** Headers of an answer that belong to it (a replay sends them again); the rest belong to each response. */
-const KEPT_HEADERS = ['content-type', 'location', 'etag', 'allow'];
+const KEPT_HEADERS = ['content-type', 'location', 'etag', 'allow', CHANGES_HEADER];
 
 /**
  * `Idempotency-Key` (IETF httpapi draft) on the routes that take it (api/router.ts `idempotencyKey`): the first request

@@ -32,7 +32,7 @@ export function requestContext(
     const incoming = req.headers['x-request-id'];
     const requestId =
       typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : newRequestId();
-    const context: RequestContext = { requestId };
+    const context: RequestContext = { requestId, changes: [] };
     const record = describeRequest(req, context, router);
     res.setHeader('X-Request-Id', requestId);
     const observation = observe?.(req);

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { recordChange, runWithContext, type RequestContext } from '@flowboard/service-kit';
 import { BoardWriteBatches, type BoardTransactions } from './board-write-batches';
 
 /**
@@ -165,5 +166,34 @@ describe('BoardWriteBatches', () => {
     const answers = await Promise.all(['a', 'b', 'c'].map(seenBy));
 
     expect(answers).toEqual(['a ran in a', 'b ran in b', 'c ran in c']);
+  });
+
+  it('names in a write’s answer only the changes of its run that committed, not those of a batch rolled back', async () => {
+    const { transactions } = fakeTransactions();
+    const batches = new BoardWriteBatches(transactions, { maxBatch: 10 });
+    const contexts = new Map<string, RequestContext>();
+    let runs = 0;
+    const writeRecording = (what: string, fail?: 'after') => {
+      const context: RequestContext = { requestId: what, changes: ['before'] };
+      contexts.set(what, context);
+      return runWithContext(context, () =>
+        batches.run(1, async (tx) => {
+          recordChange(`${what}#${++runs}`);
+          return write(what, fail)(tx);
+        }),
+      );
+    };
+
+    // a alone (run 1); b and c together (2, 3), rolled back by c before d ran; then b, c and d each alone (4-6).
+    await settle([
+      writeRecording('a'),
+      writeRecording('b'),
+      writeRecording('c', 'after'),
+      writeRecording('d'),
+    ]);
+
+    expect(contexts.get('a')!.changes).toEqual(['before', 'a#1']);
+    expect(contexts.get('b')!.changes).toEqual(['before', 'b#4']);
+    expect(contexts.get('d')!.changes).toEqual(['before', 'd#6']);
   });
 });

@@ -1,4 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
+import { changesMark } from '@flowboard/service-kit';
 
 /**
  * Gathers the writes waiting for one board into one transaction.
@@ -75,7 +76,14 @@ export class BoardWriteBatches<Tx> {
    */
   run<T>(projectId: number, work: BoardWrite<Tx, T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const waiting = { work: AsyncResource.bind(work), resolve, reject } as Waiting<Tx>;
+      // A write whose batch rolled back runs again alone: the changes its first run recorded for its answer did not
+      // happen, so each run starts from the record as it stood before the first.
+      const changes = changesMark();
+      const attempt: BoardWrite<Tx, T> = (tx) => {
+        changes.undo();
+        return work(tx);
+      };
+      const waiting = { work: AsyncResource.bind(attempt), resolve, reject } as Waiting<Tx>;
       const queue = this.queues.get(projectId);
       if (queue) {
         queue.push(waiting);

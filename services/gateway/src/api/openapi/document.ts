@@ -343,6 +343,8 @@ const ETAG = {
   },
 };
 
+const CHANGES = { 'Flowboard-Changes': { $ref: '#/components/headers/Changes' } };
+
 function success(op: Operation): Schema {
   if (op.ok === 'empty') {
     return {
@@ -389,7 +391,11 @@ function success(op: Operation): Schema {
     };
   }
   const schema = 'page' in op.ok ? ref(`${op.ok.page}Page`) : ref(op.ok.one);
-  const headers = op.conditional ? { ...REQUEST_ID, ...ETAG } : REQUEST_ID;
+  const headers = {
+    ...REQUEST_ID,
+    ...(op.conditional ? ETAG : {}),
+    ...(op.method === 'get' ? {} : CHANGES),
+  };
   return { description: 'OK (every success is 200).', headers, content: both(schema) };
 }
 
@@ -439,6 +445,14 @@ function build(): OpenApiDocument {
         RequestId: {
           description: 'The request id (also `requestId` in error bodies).',
           schema: { type: 'string' },
+        },
+        Changes: {
+          description:
+            '**Flowboard addition.** The changes this write made, in order: their event ids, comma-separated, each ' +
+            'the `id` of that change on the change stream (`GET /api/v1/projects/{projectId}/events`) and in ' +
+            'webhook deliveries, so a client recognises its own changes there. Absent when nothing changed. Also ' +
+            'on an error answer when a write made some of its changes before it failed.',
+          schema: { type: 'string', example: '0b5c1f9e-8f0a-4d57-9a43-2f7c2c5d1e6a' },
         },
       },
       securitySchemes: {

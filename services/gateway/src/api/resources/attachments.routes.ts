@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { DomainError } from '@flowboard/service-kit';
+import { CHANGES_HEADER, DomainError } from '@flowboard/service-kit';
 import { filesErrorFrom, readUpstreamJson } from '../../clients/files-proxy';
 import type { files as filesProto } from '@flowboard/proto';
 import { attachmentDto, attachmentMessageDto, type AttachmentRecord } from '@flowboard/representation';
@@ -147,6 +147,8 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
       };
       const onResponse = async (upstream: IncomingMessage) => {
         const body = await readUpstreamJson(upstream);
+        const changes = upstream.headers[CHANGES_HEADER];
+        if (typeof changes === 'string') call.res.setHeader(CHANGES_HEADER, changes);
         if (upstream.statusCode !== 200) throw filesErrorFrom(upstream.statusCode ?? 502, body);
         return page('attachment', pageOf(attachmentItems(body).map(attachmentDto), paging));
       };
