@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger, MetricsRegistry } from '@flowboard/service-kit';
 import type { Readiness } from '../readiness';
+import { boardPage } from './board-page';
 import { compress } from './compress';
 import { cors } from './cors';
 import { docs } from './docs';
@@ -23,8 +24,8 @@ export interface HttpAppDeps extends PipelineDeps {
 
 /**
  * Around the API's pipeline (pipeline.ts), the HTTP concerns every answer shares: the request's record, id, log
- * line and span first; compression and CORS headers; health and the OpenAPI document outside the API; one error
- * handler last.
+ * line and span first; compression and CORS headers; health, the OpenAPI document and the board page outside the
+ * API; one error handler last.
  */
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
@@ -36,6 +37,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(cors());
   app.use(health(deps.readiness));
   app.use(docs()); // the OpenAPI document and /docs: public, outside the API's routes
+  app.use(boardPage()); // /board: the live board page, also public (the key stays in the browser)
   app.use(apiPipeline(deps));
   app.use(errorHandler(deps.logger));
   return app;

@@ -9,6 +9,7 @@ import {
   type Context,
   type MetricsRegistry,
 } from '@flowboard/service-kit';
+import { BOARD_PATH } from './board-page';
 import { DOCS_PATH, OPENAPI_PATH } from './docs';
 import type { RequestRecord } from './record';
 
@@ -24,6 +25,7 @@ export function routeLabel(record: Pick<RequestRecord, 'match' | 'target'>): str
   const path = record.target.path;
   if (path === '/livez' || path === '/readyz') return path;
   if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) return DOCS_PATH;
+  if (path === BOARD_PATH || path.startsWith(`${BOARD_PATH}/`)) return BOARD_PATH;
   if (`${path}.json` === OPENAPI_PATH) return OPENAPI_PATH;
   return 'unmatched';
 }
