@@ -32,6 +32,13 @@ export const RESOURCE_EVENT_TYPES = [
   'invite.created',
   'invite.accepted',
   'invite.deleted',
+  // Added after the type became an open enum (released consumers skip them): the board's own changes.
+  'phase.created',
+  'phase.updated',
+  'phase.deleted',
+  'tag.created',
+  'tag.updated',
+  'tag.deleted',
 ] as const;
 export type ResourceEventType = (typeof RESOURCE_EVENT_TYPES)[number];
 
@@ -65,8 +72,8 @@ export const resourceChangedV1 = defineEvent(
 );
 export type ResourceChangedV1 = z.infer<typeof resourceChangedV1.data>;
 
-/** What a subject names: a story (its own changes and its children's), a project member, a role, an invite. */
-export type ResourceSubjectKind = 'story' | 'member' | 'role' | 'invite';
+/** What a subject names: a story (its own changes and its children's), a project member, a role, an invite, a phase, a tag. */
+export type ResourceSubjectKind = 'story' | 'member' | 'role' | 'invite' | 'phase' | 'tag';
 
 /** `<kind>:<id>`, e.g. `story:12`: changes to one subject are delivered in the order they were made. */
 export const resourceSubject = (kind: ResourceSubjectKind, id: number): string => `${kind}:${id}`;

@@ -131,6 +131,25 @@ describe('renderChange and changePayloadJson: the bytes webhooks send', () => {
     );
     expect(json).not.toContain('secret-invite');
   });
+
+  it('a phase as P/phases shows it (no limit: left out), without `story`', () => {
+    const phase = { id: 12, name: 'Review', description: 'Eyes', index: 3, limit: 0, version: 2 };
+    expect(bytes(change(26, 'phase.updated', 'phase:12', phase))).toBe(
+      '{"id":"00000000-0000-4000-8000-000000000026","type":"phase.updated","timestamp":"2026-01-02T03:04:26.678Z",' +
+        `"project":{"id":5,"name":"Sudden Valley"},"actor":${gobJson},` +
+        '"data":{"id":12,"name":"Review","description":"Eyes","index":3}}',
+    );
+    expect(
+      JSON.parse(bytes(change(27, 'phase.created', 'phase:12', { ...phase, limit: 4 }))).data.limit,
+    ).toBe(4);
+  });
+
+  it('a tag of the board as P/tags shows it, without `story`', () => {
+    expect(bytes(change(28, 'tag.deleted', 'tag:4', { id: 4, name: 'urgent', version: 3 }))).toBe(
+      '{"id":"00000000-0000-4000-8000-000000000028","type":"tag.deleted","timestamp":"2026-01-02T03:04:28.678Z",' +
+        `"project":{"id":5,"name":"Sudden Valley"},"actor":${gobJson},"data":{"id":4,"name":"urgent"}}`,
+    );
+  });
 });
 
 describe('renderChange', () => {

@@ -4,6 +4,7 @@ import { attachmentMessageDto } from './attachment.dto';
 import { commentDto } from './comment.dto';
 import type { Dto } from './dto';
 import { inviteDto } from './invite.dto';
+import { phaseDto } from './phase.dto';
 import { roleDto } from './role.dto';
 import { storyDto } from './story.dto';
 import { tagDto } from './tag.dto';
@@ -163,6 +164,10 @@ function renderResource(
       });
     case 'invite':
       return withoutToken(inviteDto(as<membership.Invite__Output>()));
+    case 'phase':
+      return phaseDto(as<boards.Phase__Output>());
+    case 'tag':
+      return tagDto(as<boards.Tag__Output>());
     default:
       return resource as Dto;
   }

@@ -160,7 +160,7 @@ export function createApp(
   const storyTags = async (projectId: number, storyIds: number[]) =>
     storyTagsMessages(await tags.batchGetStoryTags(projectId, storyIds));
   const phases: boards.PhasesServiceHandlers = {
-    ...phasesHandlers(logger, phasesUseCases(store)),
+    ...phasesHandlers(logger, phasesUseCases(store, relay.wake)),
     ...phaseStoriesHandlers(logger, stories),
   };
   const history = historyUseCases(storyHistoryReader(pool), config.METRICS_WINDOW_DAYS);

@@ -182,4 +182,31 @@ describe('the live board page (/board)', () => {
       await gateway.stop();
     }
   });
+
+  it('shows a new column and a renamed one when the phases change (phase.* events)', async () => {
+    const page = await openBoard(GATEWAY_URL);
+    const columnNames = () =>
+      page.evaluate<string[]>(
+        `[...document.querySelectorAll('[data-phase-id] .column-name')].map((h) => h.textContent)`,
+      );
+    await waitFor(
+      async () => ((await columnNames()).length === phases.length ? true : undefined),
+      10_000,
+      'columns',
+    );
+
+    await call(`${P()}/phases`, { method: 'POST', body: { name: 'Review', description: '', index: 2 } });
+    await call(`${P()}/phases/${phases[1]!}`, { method: 'PUT', body: { name: 'Up next' } });
+    await waitFor(
+      async () => {
+        const names = await columnNames();
+        return names[1] === 'Up next' && names[2] === 'Review' && names.length === phases.length + 1
+          ? names
+          : undefined;
+      },
+      10_000,
+      'the new and renamed columns on the page',
+    );
+    await page.context().close();
+  });
 });

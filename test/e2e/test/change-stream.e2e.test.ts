@@ -71,6 +71,8 @@ describe('the change stream', () => {
     await call(`${S}/comments`, { method: 'POST', body: { text: 'Huge mistake' } });
     const tag = await call(`${P()}/tags`, { method: 'POST', body: { name: `urgent-${story.id}` } });
     await call(`${P()}/tags/${tag.id}/stories`, { method: 'POST', body: { id: story.id } });
+    await call(`${P()}/phases`, { method: 'POST', body: { name: 'Inspection', description: '' } }); // before Archive: it moves too
+    await call(`${P()}/tags/${tag.id}`, { method: 'PUT', body: { name: `hot-${story.id}` } });
     const role = await call(`${P()}/roles`, {
       method: 'POST',
       body: { name: 'Builders', access: 'readwrite' },
@@ -93,18 +95,35 @@ describe('the change stream', () => {
         expected.every((type) => changes(events).some((e) => e.event === type)) ? changes(events) : undefined,
       `${expected.join(', ')} on the stream`,
     );
-    const fromBoards = got.filter((e) => ['story', 'task', 'comment'].includes(e.event.split('.')[0]!));
-    expect(fromBoards.map((e) => e.event)).toEqual([
-      'story.created',
-      'story.updated',
-      'story.moved',
-      'story.blocked',
-      'task.created',
-      'task.updated',
-      'comment.created',
-      'story.tagged',
-      'story.deleted',
-    ]);
+    const fromBoards = got.filter((e) =>
+      ['story', 'task', 'comment', 'tag', 'phase'].includes(e.event.split('.')[0]!),
+    );
+    // In the order the writes were made, each write's events together.
+    const boardsWrites = [
+      ['story.created'],
+      ['story.updated'],
+      ['story.moved'],
+      ['story.blocked'],
+      ['task.created'],
+      ['task.updated'],
+      ['comment.created'],
+      ['tag.created'],
+      ['story.tagged'],
+      ['phase.created', 'phase.updated'], // Inspection, then Archive, whose index it shifted
+      ['tag.updated'],
+    ];
+    expect(fromBoards.map((e) => e.event)).toEqual([...boardsWrites.flat(), 'story.deleted']);
+    const [inspection, archive] = fromBoards.filter((e) => e.event.startsWith('phase.'));
+    expect(inspection!.payload.data).toMatchObject({ name: 'Inspection', index: phases.length - 1 });
+    expect(archive!.payload.data).toMatchObject({
+      id: phases.at(-1)!.id,
+      name: 'Archive',
+      index: phases.length,
+    });
+    expect(fromBoards.find((e) => e.event === 'tag.updated')!.payload.data).toEqual({
+      id: tag.id,
+      name: `hot-${story.id}`,
+    });
     expect(got.map((e) => e.event).sort()).toEqual(
       [...fromBoards.map((e) => e.event), ...expected.slice(1)].sort(),
     );
@@ -124,16 +143,12 @@ describe('the change stream', () => {
     const writes = named.slice(1);
     expect(writes.flat().sort()).toEqual(got.map((e) => e.payload.id).sort());
     const typeOf = new Map(got.map((e) => [e.payload.id, e.event]));
-    // In the order the writes were made; creating a tag changed nothing the stream shows (no tag events yet).
-    const [created, updated, moved, blocked, taskAdded, taskDone, comment, tagged, deleted] = fromBoards;
     expect(writes.map((ids) => ids.map((id) => typeOf.get(id)))).toEqual([
-      ...[created, updated, moved, blocked, taskAdded, taskDone, comment].map((e) => [e!.event]),
-      [],
-      [tagged!.event],
+      ...boardsWrites,
       ['role.created'],
       ['invite.created'],
       ['attachment.created'],
-      [deleted!.event],
+      ['story.deleted'],
     ]);
     stream.close();
   });

@@ -61,10 +61,12 @@ describe('stories', () => {
       page_size: 10,
     });
     const change = { projectId, actorId: 31, subject: `story:${story.id}` };
+    const house = await getTag(projectId, 'house');
     expect(await next()).toEqual([
       { ...change, type: 'story.created', resource: await getStory(projectId, story.id) },
       { ...change, type: 'task.created', resource: tasks[0] },
-      { ...change, type: 'story.tagged', resource: await getTag(projectId, 'house') },
+      { ...change, type: 'tag.created', subject: `tag:${house.id}`, resource: house }, // made by the create
+      { ...change, type: 'story.tagged', resource: house },
     ]);
     expect(story).toEqual(await getStory(projectId, story.id));
   });
@@ -364,7 +366,13 @@ describe('tags', () => {
 
     await call('AddStoryTag', { ...key, tag: { id: 0, name: 'red' }, ...page }, 5);
     const red = await getTag(projectId, 'red');
-    expect(await next()).toEqual([{ ...change, type: 'story.tagged', resource: red }]);
+    const created = (tag: boards.Tag__Output) => ({
+      ...change,
+      type: 'tag.created',
+      subject: `tag:${tag.id}`,
+      resource: tag,
+    });
+    expect(await next()).toEqual([created(red), { ...change, type: 'story.tagged', resource: red }]);
     await call('AddStoryTag', { ...key, tag: { id: red.id, name: '' }, ...page }, 5);
     expect(await next()).toEqual([]); // already carried
 
@@ -382,6 +390,8 @@ describe('tags', () => {
     );
     const [blue, green] = [await getTag(projectId, 'blue'), await getTag(projectId, 'green')];
     expect(await next()).toEqual([
+      created(blue),
+      created(green),
       { ...change, type: 'story.untagged', resource: red },
       ...[blue, green]
         .sort((x, y) => x.id - y.id)
@@ -399,16 +409,28 @@ describe('tags', () => {
     expect(await next()).toEqual([]);
   });
 
-  it('tag side: add, replace, remove; creating and renaming a tag publish nothing; deleting it untags its stories', async () => {
+  it('tag side: add, replace, remove; a tag created, renamed, and deleted (after it comes off its stories)', async () => {
     const { projectId, next } = await board();
     const [a, b, c] = [
       await createStory({ project_id: projectId, text: 'a' }),
       await createStory({ project_id: projectId, text: 'b' }),
       await createStory({ project_id: projectId, text: 'c' }),
     ];
-    await call('CreateTag', { project_id: projectId, name: 'urgent' });
-    expect((await next()).map((e) => e.type)).toEqual(['story.created', 'story.created', 'story.created']);
+    await call('CreateTag', { project_id: projectId, name: 'urgent' }, 6);
     const tag = await getTag(projectId, 'urgent');
+    const own = (type: string, resource: boards.Tag__Output) => ({
+      projectId,
+      actorId: 6,
+      type,
+      subject: `tag:${tag.id}`,
+      resource,
+    });
+    expect((await next()).map((e) => e.type)).toEqual([
+      'story.created',
+      'story.created',
+      'story.created',
+      'tag.created',
+    ]);
     const event = (type: string, storyId: number, resource = tag) => ({
       projectId,
       actorId: 6,
@@ -443,9 +465,13 @@ describe('tags', () => {
     await call('RemoveTagStory', { project_id: projectId, tag: String(tag.id), story_id: b.id }, 6);
     expect(await next()).toEqual([event('story.untagged', b.id)]);
 
-    await call('UpdateTag', { project_id: projectId, tag: 'urgent', update_mask: ['name'], name: 'URGENT!' });
-    expect(await next()).toEqual([]);
+    await call(
+      'UpdateTag',
+      { project_id: projectId, tag: 'urgent', update_mask: ['name'], name: 'URGENT!' },
+      6,
+    );
     const renamed = await getTag(projectId, String(tag.id));
+    expect(await next()).toEqual([own('tag.updated', renamed)]);
     await call('AddTagStory', { project_id: projectId, tag: 'urgent!', story_id: a.id, ...page }, 6);
     expect(await next()).toEqual([event('story.tagged', a.id, renamed)]);
 
@@ -457,6 +483,64 @@ describe('tags', () => {
     expect(await next()).toEqual([
       event('story.untagged', a.id, renamed),
       event('story.untagged', c.id, renamed),
+      own('tag.deleted', renamed),
+    ]);
+  });
+});
+
+describe('phases', () => {
+  it('create, move, reorder, delete: the phase’s own event, then phase.updated for each phase it shifted', async () => {
+    const { projectId, next } = await board();
+    const phasesNow = async () =>
+      (await call<boards.ListPhasesResponse__Output>('ListPhases', { project_id: projectId })).phases;
+    /** `type name@index` of each event, each checked against the phase as ListPhases answers it after the write. */
+    const events = async () => {
+      const now = await phasesNow();
+      return (await next()).map((e) => {
+        const phase = e.resource as unknown as boards.Phase__Output;
+        expect([e.actorId, e.subject]).toEqual([8, `phase:${phase.id}`]);
+        if (e.type !== 'phase.deleted') expect(phase).toEqual(now.find((p) => p.id === phase.id));
+        return `${e.type} ${phase.name}@${phase.index}`;
+      });
+    };
+
+    const created = await call<boards.CreatePhaseResponse__Output>(
+      'CreatePhase',
+      { project_id: projectId, name: 'Review', description: '', has_index: true, index: 3, limit: 0 },
+      8,
+    );
+    expect(await events()).toEqual([
+      'phase.created Review@3',
+      'phase.updated Complete@4',
+      'phase.updated Archive@5',
+    ]);
+
+    const review = created.phase!.id;
+    await call(
+      'UpdatePhase',
+      { project_id: projectId, phase_id: review, update_mask: ['index'], index: 1 },
+      8,
+    );
+    expect(await events()).toEqual([
+      'phase.updated Review@1',
+      'phase.updated Ready@2',
+      'phase.updated Working@3',
+    ]);
+
+    const ids = (await phasesNow()).map((p) => p.id); // Backlog, Review, Ready, Working, Complete, Archive
+    await call(
+      'ReorderPhases',
+      { project_id: projectId, phase_ids: [ids[0], ids[2], ids[1], ...ids.slice(3)] },
+      8,
+    );
+    expect(await events()).toEqual(['phase.updated Ready@1', 'phase.updated Review@2']);
+
+    await call('DeletePhase', { project_id: projectId, phase_id: review }, 8);
+    expect(await events()).toEqual([
+      'phase.deleted Review@2',
+      'phase.updated Working@2',
+      'phase.updated Complete@3',
+      'phase.updated Archive@4',
     ]);
   });
 });

@@ -22,6 +22,7 @@ export const BOARD_SCRIPT = String.raw`'use strict';
     'story.unblocked',
     'story.deleted',
   ];
+  const PHASE_EVENTS = ['phase.created', 'phase.updated', 'phase.deleted'];
   const STATUS_TEXT = {
     loading: 'Loading…',
     live: 'Live',
@@ -222,6 +223,11 @@ export const BOARD_SCRIPT = String.raw`'use strict';
     }
   }
 
+  function resyncSoon() {
+    clearTimeout(timer);
+    timer = setTimeout(resync, 100);
+  }
+
   function listen(after) {
     lastId = after;
     const url =
@@ -244,6 +250,8 @@ export const BOARD_SCRIPT = String.raw`'use strict';
     for (const type of STORY_EVENTS) {
       stream.addEventListener(type, take((event) => apply(type, JSON.parse(event.data).data)));
     }
+    // The columns changed (one write may move several: one event each): read the board again, once for them all.
+    for (const type of PHASE_EVENTS) stream.addEventListener(type, take(() => resyncSoon()));
     // closed (slow, shutdown): the response ends and the browser reconnects from its id by itself.
     stream.addEventListener('closed', take(() => status('reconnecting')));
     stream.addEventListener('gone', take(() => resync()));

@@ -115,6 +115,7 @@ describe('sign-up and /me', () => {
     expect(h.membership.calls.lastContext.get('GetCurrentUser')).toEqual({
       requestId: 'trace-me-1',
       userId: gob.id,
+      changes: [], // the call's own record of the changes it makes (none: a read), not from metadata
     });
   });
 

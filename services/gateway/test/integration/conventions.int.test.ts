@@ -104,7 +104,7 @@ describe('HTTP conventions (docs/compat.md §1)', () => {
       'X-Zen-ApiKey, Authorization, Content-Type, Accept',
     );
     expect(res.headers.get('access-control-expose-headers')).toBe(
-      'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy',
+      'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Flowboard-Changes',
     );
     expect(res.headers.get('x-request-id')).toBeTruthy();
     expect((await api('/api/v1/me', { key })).headers.get('access-control-allow-origin')).toBe('*');

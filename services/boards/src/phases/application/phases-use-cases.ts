@@ -1,4 +1,5 @@
 import { makeCreateBoard, type CreateBoard } from '../../board/application/create-board';
+import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
 import { makeBatchListPhases, type BatchListPhases } from './batch-list-phases';
 import { makeCreatePhase, type CreatePhase } from './create-phase';
 import { makeDeletePhase, type DeletePhase } from './delete-phase';
@@ -24,13 +25,14 @@ export interface PhasesUseCases {
   reorderPhases: ReorderPhases;
 }
 
-export const phasesUseCases = (store: PhasesStore): PhasesUseCases => ({
+/** `signal` wakes the outbox relay after a write that published `phase.*` events has committed. */
+export const phasesUseCases = (store: PhasesStore, signal: OutboxSignal = noSignal): PhasesUseCases => ({
   createBoard: makeCreateBoard(store),
   listPhases: makeListPhases(store),
   batchListPhases: makeBatchListPhases(store),
   getPhase: makeGetPhase(store),
-  createPhase: makeCreatePhase(store),
-  updatePhase: makeUpdatePhase(store),
-  deletePhase: makeDeletePhase(store),
-  reorderPhases: makeReorderPhases(store),
+  createPhase: makeCreatePhase(store, signal),
+  updatePhase: makeUpdatePhase(store, signal),
+  deletePhase: makeDeletePhase(store, signal),
+  reorderPhases: makeReorderPhases(store, signal),
 });

@@ -1,4 +1,4 @@
-import { fakeStore, rejection } from '../../testing/in-memory-store';
+import { fakeStore, rejection, resourceChanges } from '../../testing/in-memory-store';
 import { makeBatchListPhases } from './batch-list-phases';
 import { makeCreateBoard } from '../../board/application/create-board';
 import { makeCreatePhase } from './create-phase';
@@ -71,9 +71,22 @@ describe('phases', () => {
 
   it('CreatePhase defaults to just before Archive, and an explicit index shifts the rest', async () => {
     const { store, order } = await board();
-    const created = await makeCreatePhase(store)({ projectId: 1, name: 'Review', description: '', limit: 0 });
+    const created = await makeCreatePhase(store)({
+      projectId: 1,
+      name: 'Review',
+      description: '',
+      limit: 0,
+      actorId: 7,
+    });
     expect(created.position).toBe(4);
-    await makeCreatePhase(store)({ projectId: 1, name: 'Triage', description: '', index: 1, limit: 2 });
+    await makeCreatePhase(store)({
+      projectId: 1,
+      name: 'Triage',
+      description: '',
+      index: 1,
+      limit: 2,
+      actorId: 7,
+    });
     expect(order()).toEqual([
       'Backlog@0',
       'Triage@1',
@@ -84,7 +97,7 @@ describe('phases', () => {
       'Archive@6',
     ]);
     const bad = await rejection(
-      makeCreatePhase(store)({ projectId: 1, name: 'X', description: '', index: 0, limit: 0 }),
+      makeCreatePhase(store)({ projectId: 1, name: 'X', description: '', index: 0, limit: 0, actorId: 7 }),
     );
     expect(bad.kind).toBe('InvalidArgument');
   });
@@ -92,21 +105,23 @@ describe('phases', () => {
   it('UpdatePhase moves a middle phase and refuses to move Backlog or Archive', async () => {
     const { store, phases, order } = await board();
     const ready = phases.find((p) => p.name === 'Ready')!;
-    await makeUpdatePhase(store)({ projectId: 1, phaseId: ready.id, index: 3, limit: 4 });
+    await makeUpdatePhase(store)({ projectId: 1, phaseId: ready.id, index: 3, limit: 4, actorId: 7 });
     expect(order()).toEqual(['Backlog@0', 'Working@1', 'Complete@2', 'Ready@3', 'Archive@4']);
     expect(ready.wipLimit).toBe(4);
     const backlog = phases.find((p) => p.name === 'Backlog')!;
     expect(
-      (await rejection(makeUpdatePhase(store)({ projectId: 1, phaseId: backlog.id, index: 1 }))).kind,
+      (await rejection(makeUpdatePhase(store)({ projectId: 1, phaseId: backlog.id, index: 1, actorId: 7 })))
+        .kind,
     ).toBe('InvalidArgument');
-    await makeUpdatePhase(store)({ projectId: 1, phaseId: backlog.id, name: 'Icebox' });
+    await makeUpdatePhase(store)({ projectId: 1, phaseId: backlog.id, name: 'Icebox', actorId: 7 });
     expect(order()[0]).toBe('Icebox@0');
   });
 
   it('DeletePhase: Backlog/Archive → 400, a phase with stories → 409, else closes the gap', async () => {
     const { store, phases, order } = await board();
     const byName = (n: string) => phases.find((p) => p.name === n)!;
-    const del = makeDeletePhase(store);
+    const deletePhase = makeDeletePhase(store);
+    const del = (projectId: number, phaseId: number) => deletePhase({ projectId, phaseId, actorId: 7 });
     expect((await rejection(del(1, byName('Archive').id))).kind).toBe('InvalidArgument');
     // Stories sit above phases: a story is put in the phase through the fake store, not CreateStory.
     await store.stories.insert({
@@ -131,8 +146,73 @@ describe('phases', () => {
   it('ReorderPhases validates before writing', async () => {
     const { store, phases, order } = await board();
     const ids = [...phases].sort((a, b) => a.position - b.position).map((p) => p.id);
-    expect((await rejection(makeReorderPhases(store)(1, ids.slice(1)))).kind).toBe('InvalidArgument');
-    await makeReorderPhases(store)(1, [ids[0]!, ids[3]!, ids[2]!, ids[1]!, ids[4]!]);
+    expect((await rejection(makeReorderPhases(store)(1, ids.slice(1), 7))).kind).toBe('InvalidArgument');
+    await makeReorderPhases(store)(1, [ids[0]!, ids[3]!, ids[2]!, ids[1]!, ids[4]!], 7);
     expect(order()).toEqual(['Backlog@0', 'Complete@1', 'Working@2', 'Ready@3', 'Archive@4']);
+  });
+});
+
+describe('phase events', () => {
+  /** The `phase.*` events written so far, as `type name@index` (subject and actor checked on the way). */
+  async function board() {
+    const fake = fakeStore();
+    await makeCreateBoard(fake.store)(1);
+    const events = () =>
+      resourceChanges(fake.outbox).map((e) => {
+        const phase = e.resource as { id: number; name: string; index: number };
+        expect([e.projectId, e.actorId, e.subject]).toEqual([1, 7, `phase:${phase.id}`]);
+        return `${e.type} ${phase.name}@${phase.index}`;
+      });
+    const byName = (n: string) => fake.phases.find((p) => p.name === n)!;
+    return { ...fake, events, byName };
+  }
+
+  it('a new phase: phase.created, then phase.updated for each phase it shifted', async () => {
+    const { store, events } = await board();
+    await makeCreatePhase(store)({
+      projectId: 1,
+      name: 'Triage',
+      description: '',
+      index: 2,
+      limit: 0,
+      actorId: 7,
+    });
+    expect(events()).toEqual([
+      'phase.created Triage@2',
+      'phase.updated Working@3',
+      'phase.updated Complete@4',
+      'phase.updated Archive@5',
+    ]);
+  });
+
+  it('an update that moves nothing: phase.updated for it alone; a move: also for those in between', async () => {
+    const { store, events, byName } = await board();
+    const update = makeUpdatePhase(store);
+    await update({ projectId: 1, phaseId: byName('Ready').id, name: 'Next', actorId: 7 });
+    await update({ projectId: 1, phaseId: byName('Next').id, index: 3, actorId: 7 });
+    expect(events()).toEqual([
+      'phase.updated Next@1',
+      'phase.updated Next@3',
+      'phase.updated Working@1',
+      'phase.updated Complete@2',
+    ]);
+  });
+
+  it('a deletion: phase.deleted (the phase as it was), then the phases after it', async () => {
+    const { store, events, byName } = await board();
+    await makeDeletePhase(store)({ projectId: 1, phaseId: byName('Working').id, actorId: 7 });
+    expect(events()).toEqual([
+      'phase.deleted Working@2',
+      'phase.updated Complete@2',
+      'phase.updated Archive@3',
+    ]);
+  });
+
+  it('a reorder: phase.updated for each phase that moved, in board order; a refused one writes none', async () => {
+    const { store, phases, events } = await board();
+    const ids = [...phases].sort((a, b) => a.position - b.position).map((p) => p.id);
+    await rejection(makeReorderPhases(store)(1, ids.slice(1), 7));
+    await makeReorderPhases(store)(1, [ids[0]!, ids[2]!, ids[1]!, ids[3]!, ids[4]!], 7);
+    expect(events()).toEqual(['phase.updated Working@1', 'phase.updated Ready@2']);
   });
 });

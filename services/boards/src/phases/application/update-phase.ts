@@ -2,6 +2,8 @@ import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/se
 import { requirePositiveId } from '../../shared/domain/ids';
 import { moveIndex, parsePhaseDescription, parsePhaseName, parseWipLimit } from '../domain/phase-order';
 import { phaseNotFound } from './get-phase';
+import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
+import { indexesOf, publishPhaseChanges } from './phase-events';
 import type { PhasesStore } from './phases-store';
 import type { PhaseRecord } from './ports';
 
@@ -16,12 +18,14 @@ export interface UpdatePhaseCommand {
   limit?: number;
   /** 0 or undefined = unconditional; else the update happens only if the phase is at this version. */
   expectedVersion?: number;
+  /** The caller (from call metadata): the actor of the `phase.*` events. */
+  actorId: number;
 }
 
 export type UpdatePhase = (command: UpdatePhaseCommand) => Promise<PhaseRecord>;
 
 /** Renames, re-describes, re-limits and/or moves a phase; a move shifts the phases in between. */
-export function makeUpdatePhase(store: PhasesStore): UpdatePhase {
+export function makeUpdatePhase(store: PhasesStore, signal: OutboxSignal = noSignal): UpdatePhase {
   return async (command) => {
     const projectId = requirePositiveId('project_id', command.projectId);
     if (!Number.isSafeInteger(command.phaseId) || command.phaseId <= 0) throw phaseNotFound();
@@ -30,7 +34,7 @@ export function makeUpdatePhase(store: PhasesStore): UpdatePhase {
       command.description === undefined ? undefined : parsePhaseDescription(command.description);
     const wipLimit = command.limit === undefined ? undefined : parseWipLimit(command.limit);
     const expectedVersion = parseExpectedVersion(command.expectedVersion);
-    return store.transaction(async (tx) => {
+    const updated = await store.transaction(async (tx) => {
       // Whatever changes a phase's version (create, move, update, delete, reorder) holds the board row lock,
       // so the version read under it stays until the commit.
       if (!(await tx.boards.lock(projectId))) throw new DomainError('NotFound', 'Board not found');
@@ -38,16 +42,27 @@ export function makeUpdatePhase(store: PhasesStore): UpdatePhase {
       const phase = phases.find((p) => p.id === command.phaseId);
       if (!phase) throw phaseNotFound();
       requireVersion('Phase', phase.id, phase.version, expectedVersion);
+      const before = indexesOf(phases);
       const position =
         command.index === undefined
           ? phase.position
           : moveIndex(phase.position, command.index, phases.length - 1);
-      return tx.phases.update(projectId, phase.id, {
+      const written = await tx.phases.update(projectId, phase.id, {
         name: name ?? phase.name,
         description: description ?? phase.description,
         wipLimit: wipLimit === undefined ? phase.wipLimit : wipLimit,
         position,
       });
+      await publishPhaseChanges(tx.outbox, {
+        projectId,
+        actorId: command.actorId,
+        before,
+        after: position === before.get(phase.id) ? [] : await tx.phases.listByProject(projectId),
+        changed: { type: 'phase.updated', phase: written },
+      });
+      return written;
     });
+    signal();
+    return updated;
   };
 }

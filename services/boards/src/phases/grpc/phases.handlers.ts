@@ -1,7 +1,7 @@
 import type { boards } from '@flowboard/proto';
-import { unary, type Logger } from '@flowboard/service-kit';
+import { requireUser, unary, type Logger } from '@flowboard/service-kit';
 import type { PhasesUseCases } from '../application/phases-use-cases';
-import { toPhaseMessage } from './phase-message';
+import { toPhaseMessage } from '../application/phase-message';
 
 /** The PhasesService methods about a phase's stories: stories/grpc/phase-stories.handlers.ts serves them. */
 export type PhaseStoriesMethods = 'ListPhaseStories' | 'ReorderPhaseStories';
@@ -64,13 +64,14 @@ export function phasesHandlers(
 
     CreatePhase: unary(
       logger,
-      async (request: boards.CreatePhaseRequest__Output): Promise<boards.CreatePhaseResponse> => {
+      async (request: boards.CreatePhaseRequest__Output, ctx): Promise<boards.CreatePhaseResponse> => {
         const phase = await useCases.createPhase({
           projectId: request.project_id,
           name: request.name,
           description: request.description,
           index: request.has_index ? request.index : undefined,
           limit: request.limit,
+          actorId: requireUser(ctx),
         });
         return { phase: toPhaseMessage(phase) };
       },
@@ -78,7 +79,7 @@ export function phasesHandlers(
 
     UpdatePhase: unary(
       logger,
-      async (request: boards.UpdatePhaseRequest__Output): Promise<boards.UpdatePhaseResponse> => {
+      async (request: boards.UpdatePhaseRequest__Output, ctx): Promise<boards.UpdatePhaseResponse> => {
         const mask = new Set(request.update_mask);
         const phase = await useCases.updatePhase({
           projectId: request.project_id,
@@ -88,6 +89,7 @@ export function phasesHandlers(
           index: mask.has('index') ? request.index : undefined,
           limit: mask.has('limit') ? request.limit : undefined,
           expectedVersion: request.expected_version,
+          actorId: requireUser(ctx),
         });
         return { phase: toPhaseMessage(phase) };
       },
@@ -95,16 +97,21 @@ export function phasesHandlers(
 
     DeletePhase: unary(
       logger,
-      async (request: boards.DeletePhaseRequest__Output): Promise<boards.DeletePhaseResponse> => {
-        await useCases.deletePhase(request.project_id, request.phase_id, request.expected_version);
+      async (request: boards.DeletePhaseRequest__Output, ctx): Promise<boards.DeletePhaseResponse> => {
+        await useCases.deletePhase({
+          projectId: request.project_id,
+          phaseId: request.phase_id,
+          expectedVersion: request.expected_version,
+          actorId: requireUser(ctx),
+        });
         return {};
       },
     ),
 
     ReorderPhases: unary(
       logger,
-      async (request: boards.ReorderPhasesRequest__Output): Promise<boards.ReorderPhasesResponse> => {
-        const phases = await useCases.reorderPhases(request.project_id, request.phase_ids);
+      async (request: boards.ReorderPhasesRequest__Output, ctx): Promise<boards.ReorderPhasesResponse> => {
+        const phases = await useCases.reorderPhases(request.project_id, request.phase_ids, requireUser(ctx));
         return { phases: phases.map(toPhaseMessage) };
       },
     ),

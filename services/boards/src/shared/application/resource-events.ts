@@ -39,6 +39,36 @@ export function publishStoryChange(outbox: Outbox, change: StoryResourceChange):
   );
 }
 
+/** Changes to the board itself: its phases (columns) and its tags. */
+export type BoardEventType = Extract<ResourceEventType, `phase.${string}` | `tag.${string}`>;
+
+export interface BoardResourceChange {
+  projectId: number;
+  actorId: number;
+  type: BoardEventType;
+  /** The phase's or tag's id: the event's subject. */
+  id: number;
+  /** The phase or tag message, by the mapper that answers it: after the change, before it for a deletion. */
+  resource: object;
+}
+
+/**
+ * Writes a phase's or a tag's `flowboard.resource-changed.v1` event to the transaction's outbox. Its subject is the
+ * phase or tag, so a webhook gets one phase's (one tag's) changes in order.
+ */
+export function publishBoardChange(outbox: Outbox, change: BoardResourceChange): Promise<void> {
+  const kind = change.type.startsWith('phase.') ? 'phase' : 'tag';
+  return outbox.enqueue(
+    resourceChangedMessage('boards', {
+      projectId: change.projectId,
+      actorId: change.actorId,
+      type: change.type,
+      subject: resourceSubject(kind, change.id),
+      resource: change.resource as Record<string, unknown>,
+    }),
+  );
+}
+
 /** Wakes the outbox relay once a transaction that wrote events has committed (it publishes now, not later). */
 export type OutboxSignal = () => void;
 

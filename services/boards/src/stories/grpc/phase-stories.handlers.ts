@@ -1,6 +1,6 @@
 import type { boards } from '@flowboard/proto';
 import { unary, type Logger } from '@flowboard/service-kit';
-import { toPhaseMessage } from '../../phases/grpc/phase-message';
+import { toPhaseMessage } from '../../phases/application/phase-message';
 import type { PhaseStoriesMethods } from '../../phases/grpc/phases.handlers';
 import type { StoriesUseCases } from '../application/stories-use-cases';
 import { toStoryMessage } from '../application/story-message';

@@ -1,6 +1,6 @@
 import { parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
 import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
-import { projectKey, publishTagLink, resolvePathTag, tagNotFound } from './tag-support';
+import { projectKey, publishTagChange, publishTagLink, resolvePathTag, tagNotFound } from './tag-support';
 import type { TagsStore } from './tags-store';
 
 export interface DeleteTagCommand {
@@ -16,8 +16,8 @@ export interface DeleteTagCommand {
 export type DeleteTag = (command: DeleteTagCommand) => Promise<void>;
 
 /**
- * Deletes a tag; it comes off every story. There is no tag event type, but each of those stories changed:
- * `story.untagged` for each (the tag as it was), so a subscriber following a story's tags misses none.
+ * Deletes a tag; it comes off every story: `story.untagged` for each of those stories (the tag as it was), so a
+ * subscriber following a story's tags misses none, then `tag.deleted`.
  */
 export function makeDeleteTag(store: TagsStore, signal: OutboxSignal = noSignal): DeleteTag {
   return async ({ projectId: rawProjectId, tag: ref, expectedVersion: rawVersion, actorId }) => {
@@ -35,6 +35,7 @@ export function makeDeleteTag(store: TagsStore, signal: OutboxSignal = noSignal)
       if (!deleted) throw tagNotFound();
       for (const storyId of deleted.storyIds)
         await publishTagLink(tx.outbox, { projectId, storyId, actorId, tagged: false, tag: deleted.tag });
+      await publishTagChange(tx.outbox, { projectId, actorId, type: 'tag.deleted', tag: deleted.tag });
     });
     signal();
   };

@@ -11,7 +11,7 @@ export const newStoryTags: NewStoryPart<TagsRepositories> = (command, creatorId)
   const refs = (command.tags ?? []).map((t) => parseTagRef(t));
   if (refs.length === 0) return undefined;
   return async (tx, story) => {
-    const tags = await resolveTagRefs(tx, story.projectId, refs);
+    const tags = await resolveTagRefs(tx, { projectId: story.projectId, actorId: creatorId }, refs);
     await tx.tags.link(
       story.projectId,
       story.id,

@@ -31,8 +31,10 @@ export interface TagRepository {
   findForUpdate(projectId: number, tagId: number): Promise<TagRecord | undefined>;
   /** Inserts a tag; a name taken (ignoring case) → Conflict, no board → NotFound. */
   insert(projectId: number, name: string): Promise<TagRecord>;
-  /** The tag with this name (ignoring case), created when there is none; safe against concurrent creates. */
-  ensure(projectId: number, name: string): Promise<TagRecord>;
+  /**
+   * The tag with this name (ignoring case), created when there is none (`created`); safe against concurrent creates.
+   */
+  ensure(projectId: number, name: string): Promise<{ tag: TagRecord; created: boolean }>;
   /** Undefined when there is no such tag; a name taken by another tag → Conflict. */
   rename(projectId: number, tagId: number, name: string): Promise<TagRecord | undefined>;
   /**

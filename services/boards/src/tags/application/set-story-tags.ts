@@ -34,7 +34,12 @@ function makeStoryTagsWrite(store: TagsStore, replace: boolean, signal: OutboxSi
     const { offset, limit } = pageWindow(command.page, command.pageSize);
     const page = await store.transaction(async (tx) => {
       if (!(await tx.tags.lockStory(key.projectId, key.storyId))) throw storyNotFound();
-      const tags = await resolveTagRefs(tx, key.projectId, refs, 'tag');
+      const tags = await resolveTagRefs(
+        tx,
+        { projectId: key.projectId, actorId: command.actorId },
+        refs,
+        'tag',
+      );
       const ids = tags.map((t) => t.id);
       const { added, removed } = replace
         ? await tx.tags.replaceStoryTags(key.projectId, key.storyId, ids)

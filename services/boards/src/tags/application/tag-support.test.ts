@@ -1,4 +1,6 @@
+import type { OutboxMessage } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
+import { resourceChanges } from '../../testing/in-memory-store';
 import type { TagRecord, TagRepository } from './ports';
 import type { TagsRepositories } from './tags-store';
 import { resolvePathTag, resolveTagRefs } from './tag-support';
@@ -8,6 +10,7 @@ import { MAX_TAG_REFS } from '../domain/tags';
 function fakeTags(initial: Array<[number, string]>) {
   const tags: TagRecord[] = initial.map(([id, name]) => ({ id, projectId: 1, name, version: 1 }));
   const ensured: string[] = [];
+  const published: OutboxMessage[] = [];
   let nextId = 100;
   const repo: Partial<TagRepository> = {
     find: async (_p, id) => tags.find((t) => t.id === id),
@@ -16,14 +19,18 @@ function fakeTags(initial: Array<[number, string]>) {
     async ensure(_p, name) {
       ensured.push(name);
       const found = tags.find((t) => t.name.toLowerCase() === name.toLowerCase());
-      if (found) return found;
+      if (found) return { tag: found, created: false };
       const tag = { id: ++nextId, projectId: 1, name, version: 1 };
       tags.push(tag);
-      return tag;
+      return { tag, created: true };
     },
   };
-  return { repos: { tags: repo as TagRepository } as TagsRepositories, tags, ensured };
+  const outbox = { enqueue: async (m: OutboxMessage) => void published.push(m) };
+  return { repos: { tags: repo as TagRepository, outbox } as TagsRepositories, tags, ensured, published };
 }
+
+/** Project 1, by user 7. */
+const WRITE = { projectId: 1, actorId: 7 };
 
 const kindOf = async (promise: Promise<unknown>) => {
   try {
@@ -51,8 +58,8 @@ describe('resolvePathTag', () => {
 
 describe('resolveTagRefs', () => {
   it('keeps known ids, creates unknown names once (ignoring case), dedupes', async () => {
-    const { repos, ensured } = fakeTags([[3, 'known']]);
-    const tags = await resolveTagRefs(repos, 1, [
+    const { repos, ensured, published } = fakeTags([[3, 'known']]);
+    const tags = await resolveTagRefs(repos, WRITE, [
       { kind: 'id', id: 3 },
       { kind: 'name', name: 'New' },
       { kind: 'name', name: 'new' },
@@ -64,15 +71,19 @@ describe('resolveTagRefs', () => {
       [101, 'New'],
     ]);
     expect(ensured).toEqual(['KNOWN', 'New']);
+    // `tag.created` for the one it created, by the writer.
+    expect(resourceChanges(published).map((e) => [e.type, e.subject, e.actorId, e.resource])).toEqual([
+      ['tag.created', 'tag:101', 7, { id: 101, name: 'New', version: 1 }],
+    ]);
   });
 
   it('a numeric string that is no id becomes a name; a bare unknown id → 400 invalid-reference', async () => {
     const { repos, tags } = fakeTags([]);
-    expect(await resolveTagRefs(repos, 1, [{ kind: 'id', id: 2024, name: '2024' }])).toEqual([
+    expect(await resolveTagRefs(repos, WRITE, [{ kind: 'id', id: 2024, name: '2024' }])).toEqual([
       { id: 101, projectId: 1, name: '2024', version: 1 },
     ]);
     expect(tags.map((t) => t.name)).toEqual(['2024']);
-    expect(await kindOf(resolveTagRefs(repos, 1, [{ kind: 'id', id: 77 }]))).toEqual([
+    expect(await kindOf(resolveTagRefs(repos, WRITE, [{ kind: 'id', id: 77 }]))).toEqual([
       'InvalidArgument',
       'invalid-reference',
     ]);
@@ -83,7 +94,7 @@ describe('resolveTagRefs', () => {
       kind: 'name' as const,
       name: `t${i}`,
     }));
-    expect(await kindOf(resolveTagRefs({} as TagsRepositories, 1, refs))).toEqual([
+    expect(await kindOf(resolveTagRefs({} as TagsRepositories, WRITE, refs))).toEqual([
       'InvalidArgument',
       'invalid-field',
     ]);

@@ -1,7 +1,7 @@
 import type { Outbox } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
 import { pageWindow } from '../../shared/application/list-window';
-import { publishStoryChange } from '../../shared/application/resource-events';
+import { publishBoardChange, publishStoryChange } from '../../shared/application/resource-events';
 import type { FilterNode } from '../../shared/domain/filter';
 import { requirePositiveId } from '../../shared/domain/ids';
 import type { StoryRecord, UserAlias } from '../../stories/application/ports';
@@ -30,17 +30,32 @@ export async function resolvePathTag(
   return tag;
 }
 
+/** A tag's own `tag.*` event (its subject: the tag), written in the change's transaction. */
+export function publishTagChange(
+  outbox: Outbox,
+  change: {
+    projectId: number;
+    actorId: number;
+    type: 'tag.created' | 'tag.updated' | 'tag.deleted';
+    tag: TagRecord;
+  },
+): Promise<void> {
+  const { projectId, actorId, type, tag } = change;
+  return publishBoardChange(outbox, { projectId, actorId, type, id: tag.id, resource: toTagMessage(tag) });
+}
+
 /**
- * The tags body references name, deduplicated, creating the tags named but unknown (docs/compat.md §5.3: an
+ * The tags body references name, deduplicated, creating the tags named but unknown (`tag.created` for each) (docs/compat.md §5.3: an
  * unknown name creates the tag; an unknown id → 400). Call inside the write's transaction, so a failed write
  * creates no tag.
  */
 export async function resolveTagRefs(
   repos: TagsRepositories,
-  projectId: number,
+  write: { projectId: number; actorId: number },
   refs: readonly TagRef[],
   field = 'tags',
 ): Promise<TagRecord[]> {
+  const { projectId, actorId } = write;
   if (refs.length > MAX_TAG_REFS)
     throw new DomainError('InvalidArgument', `Invalid ${field}: at most ${MAX_TAG_REFS} tags per request.`, {
       problem: 'invalid-field',
@@ -62,7 +77,8 @@ export async function resolveTagRefs(
       });
   }
   for (const name of uniqueNames(names)) {
-    const tag = await repos.tags.ensure(projectId, name);
+    const { tag, created } = await repos.tags.ensure(projectId, name);
+    if (created) await publishTagChange(repos.outbox, { projectId, actorId, type: 'tag.created', tag });
     if (!tags.has(tag.id)) tags.set(tag.id, tag);
   }
   return [...tags.values()];

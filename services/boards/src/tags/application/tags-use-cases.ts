@@ -37,8 +37,8 @@ export interface TagsUseCases {
 export const tagsUseCases = (store: TagsStore, wakeOutbox: OutboxSignal = noSignal): TagsUseCases => ({
   listTags: makeListTags(store),
   getTag: makeGetTag(store),
-  createTag: makeCreateTag(store),
-  updateTag: makeUpdateTag(store),
+  createTag: makeCreateTag(store, wakeOutbox),
+  updateTag: makeUpdateTag(store, wakeOutbox),
   deleteTag: makeDeleteTag(store, wakeOutbox),
   batchGetTagStories: makeBatchGetTagStories(store),
   listTagStories: makeListTagStories(store),

@@ -105,7 +105,7 @@ export function tagRepository(db: Queryable): TagRepository {
       for (let attempt = 0; attempt < 3; attempt++) {
         // The common case (the tag exists) reads only, and burns no sequence value on a failed insert.
         const found = await findByName(projectId, name);
-        if (found) return found;
+        if (found) return { tag: found, created: false };
         try {
           const inserted = await db.query<TagRow>(
             `INSERT INTO tags (project_id, name) VALUES ($1, $2)
@@ -114,7 +114,7 @@ export function tagRepository(db: Queryable): TagRepository {
             [projectId, name],
           );
           const row = inserted.rows[0];
-          if (row) return toTagRecord(row);
+          if (row) return { tag: toTagRecord(row), created: true };
         } catch (err) {
           if (isPgError(err, PG_FOREIGN_KEY_VIOLATION))
             throw new DomainError('NotFound', 'Board not found', { cause: err });

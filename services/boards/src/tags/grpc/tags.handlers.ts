@@ -42,20 +42,21 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
 
     CreateTag: unary(
       logger,
-      async (r: boards.CreateTagRequest__Output): Promise<boards.CreateTagResponse> => ({
-        tag: toTagMessage(await useCases.createTag(r.project_id, r.name)),
+      async (r: boards.CreateTagRequest__Output, ctx): Promise<boards.CreateTagResponse> => ({
+        tag: toTagMessage(await useCases.createTag(r.project_id, r.name, requireUser(ctx))),
       }),
     ),
 
     UpdateTag: unary(
       logger,
-      async (r: boards.UpdateTagRequest__Output): Promise<boards.UpdateTagResponse> => ({
+      async (r: boards.UpdateTagRequest__Output, ctx): Promise<boards.UpdateTagResponse> => ({
         tag: toTagMessage(
           await useCases.updateTag({
             projectId: r.project_id,
             tag: r.tag,
             name: r.update_mask.includes('name') ? r.name : undefined,
             expectedVersion: r.expected_version,
+            actorId: requireUser(ctx),
           }),
         ),
       }),

@@ -1,7 +1,7 @@
 import type { boards } from '@flowboard/proto';
-import type { PhaseRecord } from '../application/ports';
+import type { PhaseRecord } from './ports';
 
-/** PhaseRecord → Phase message; no work-in-progress limit is 0 on the wire. */
+/** PhaseRecord → Phase message (the gRPC answer, and the resource of `phase.*` events); no work-in-progress limit is 0 on the wire. */
 export const toPhaseMessage = (phase: PhaseRecord): boards.Phase => ({
   id: phase.id,
   name: phase.name,
