@@ -21,6 +21,8 @@
 #                (deploy/cluster/infra.sh): no acknowledged write, invite e-mail or webhook delivery lost, failures only
 #                while a piece is down or within 30 s of it serving again (counted), no pod restarted
 #   scale        two replicas of everything: caches exact across gateways, 50 invites = 50 e-mails, a crash loses nothing
+#   stream       the change stream on the two gateways: SSE clients on both, one gateway killed mid-load, its clients
+#                resume on the other: every acknowledged change once each, in order
 #   helm-test    the chart's own `helm test` hooks, as an operator runs them
 #   uninstall    `helm uninstall` leaves nothing of the release behind
 #
@@ -194,7 +196,7 @@ jest_phase() {  # jest_phase <test file name>
       npx jest --selectProjects cluster --runInBand "test/$1" 2>&1 | tee "$LOG_DIR/jest-$1.log"
     rc=${PIPESTATUS[0]}
     # The tests print their figures as console.log blocks; keep the figure lines for the summary.
-    grep -E '^\s+(rolling upgrade:|requests sent:|e-mails expected:|writes checked:|crash under load|scale-out invites:|skew|isolation|infra-restart|alias)' \
+    grep -E '^\s+(rolling upgrade:|requests sent:|e-mails expected:|writes checked:|crash under load|scale-out invites:|skew|isolation|infra-restart|alias|stream across)' \
       "$LOG_DIR/jest-$1.log" | sed 's/^ *//' >>"$FIGURES" || true
     exit "$rc"
   )
@@ -241,6 +243,7 @@ main() {
   phase isolation jest_phase isolation.cluster.test.ts
   phase infra-restart jest_phase infra-restart.cluster.test.ts
   phase scale jest_phase scale.cluster.test.ts
+  phase stream jest_phase stream.cluster.test.ts
   phase helm-test helm_test
   phase uninstall uninstall
 }
