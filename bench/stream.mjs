@@ -105,9 +105,16 @@ async function main() {
   for (let i = 0; i < writeKeys + streamKeys; i++)
     keys.push((await api('/api/v1/me/apikeys', { method: 'POST', key: owner.apiKey })).key);
   const projectIds = [];
+  // Made with each key in turn: one key would pass its rate limit at 10,000 subscribers (1,000 projects).
   for (let i = 0; i < projects; i++)
     projectIds.push(
-      (await api('/api/v1/projects', { method: 'POST', key: owner.apiKey, body: { name: `bench ${i}` } })).id,
+      (
+        await api('/api/v1/projects', {
+          method: 'POST',
+          key: keys[i % keys.length],
+          body: { name: `bench ${i}` },
+        })
+      ).id,
     );
   log(`made ${projects} projects and ${keys.length} keys`);
 

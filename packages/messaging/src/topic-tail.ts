@@ -33,6 +33,11 @@ export interface TopicTailOptions {
    * skip: the consumer starts again from the first message not handled (better handle failures inside).
    */
   handle(partition: number, records: LogRecord[]): Promise<void>;
+  /**
+   * How many partitions' batches `handle` may work on at once (default 1: one after another). Each partition's own
+   * batches stay in order whatever this is; more lets one partition's slow batch not hold the others back.
+   */
+  partitionsAtOnce?: number;
   /** Called once, when every partition has been read up to where it ended when the tail started (`caughtUp()`). */
   onCaughtUp?(): void;
 }
@@ -124,6 +129,7 @@ export class TopicTail {
     await consumer.subscribe({ topics: [this.options.topic], fromBeginning: false });
     await consumer.run({
       autoCommit: false,
+      partitionsConsumedConcurrently: this.options.partitionsAtOnce ?? 1,
       eachBatchAutoResolve: true,
       eachBatch: async ({ batch, isRunning, isStale }) => {
         if (!isRunning() || isStale() || this.stopped) return;

@@ -33,6 +33,8 @@ export interface ChangeFeedOptions {
   historyReads: number;
   /** The topic's retention.ms, set at start when it differs; undefined leaves it alone. */
   retentionMs?: number;
+  /** Hears, for each change fanned out live, the seconds since Kafka appended it (the feed's own delay). */
+  onFannedOut?: (lagSeconds: number) => void;
 }
 
 /**
@@ -140,8 +142,14 @@ export class ChangeFeed {
       groupId: `${this.idPrefix}-tail`,
       logger,
       startAt: ({ partition, high }) => starts.get(partition) ?? high,
+      // The hub keeps each partition apart, so partitions are rendered side by side: one waiting for names does not
+      // hold back the others.
+      partitionsAtOnce: ranges.length,
       handle: async (partition, records) => {
         for (const event of await this.renderer.render(partition, records)) hub.publish(event);
+        if (this.servable !== hub) return; // reading what Kafka held at the start: no live delay to speak of
+        const now = Date.now();
+        for (const record of records) this.options.onFannedOut?.((now - record.timestamp) / 1000);
       },
       onCaughtUp: () => {
         if (!this.stopped) this.serve(hub);

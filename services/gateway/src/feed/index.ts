@@ -1,14 +1,26 @@
 // The change stream's source (docs/design.md, "The change stream"): the replica's reader of Kafka's change topic,
 // which fills the stream's hub, and Kafka's history for older resumes.
 import { createKafka, kafkaSecurity } from '@flowboard/messaging';
-import { gaugesOfOneRead, type Logger, type MetricsRegistry } from '@flowboard/service-kit';
+import {
+  gaugesOfOneRead,
+  histogram,
+  LATENCY_BUCKETS,
+  type Logger,
+  type MetricsRegistry,
+} from '@flowboard/service-kit';
 import type { MembershipClient } from '../clients/membership.client';
 import type { GatewayConfig } from '../config';
 import { ChangeFeed } from './change-feed';
+import { recentNames } from './recent-names';
 import type { NameLookup } from './render';
 
 export { ChangeFeed } from './change-feed';
 export type { NameLookup } from './render';
+
+/**
+ * How long the feed reuses a project's names (recent-names.ts): a rename shows in the stream this much later at most.
+ */
+const NAMES_TTL_MS = 1_000;
 
 /** The feed the configuration asks for; undefined without KAFKA_BROKERS (the stream then answers 503). */
 export function createChangeFeed(
@@ -18,6 +30,11 @@ export function createChangeFeed(
   metrics: MetricsRegistry,
 ): ChangeFeed | undefined {
   if (!config.KAFKA_BROKERS?.length) return undefined;
+  const feedLag = histogram(metrics, {
+    name: 'flowboard_stream_feed_lag_seconds',
+    help: "From a change's append to Kafka to its fan-out to this replica's subscribers (reading, names, rendering)",
+    buckets: [...LATENCY_BUCKETS, 30, 60, 300],
+  });
   const kafka = createKafka({
     brokers: config.KAFKA_BROKERS,
     clientId: 'gateway-stream',
@@ -26,12 +43,13 @@ export function createChangeFeed(
   });
   const feed = new ChangeFeed({
     kafka,
-    names: membershipNames(membership),
+    names: recentNames(membershipNames(membership), { ttlMs: NAMES_TTL_MS, maxProjects: 10_000 }),
     logger: logger.child({ component: 'change-stream' }),
     ring: { maxEvents: config.STREAM_RING_EVENTS, maxBytes: config.STREAM_RING_MB * 1024 * 1024 },
     queue: { maxEvents: config.STREAM_QUEUE_EVENTS, maxBytes: config.STREAM_QUEUE_KB * 1024 },
     historyReads: config.STREAM_HISTORY_READS,
     retentionMs: config.STREAM_RETENTION_HOURS > 0 ? config.STREAM_RETENTION_HOURS * 3_600_000 : undefined,
+    onFannedOut: (seconds) => feedLag.observe(seconds),
   });
   observeStream(feed, metrics, logger);
   return feed;

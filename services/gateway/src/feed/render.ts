@@ -14,6 +14,9 @@ export interface NameLookup {
   resolve(projectId: number, userIds: number[]): Promise<{ projectName: string; users: UsersById }>;
 }
 
+/** Name lookups of one batch in flight at once. */
+const LOOKUPS_AT_ONCE = 16;
+
 /** Longest wait between two tries of a name lookup while membership does not answer. */
 const MAX_RETRY_MS = 5_000;
 
@@ -44,8 +47,17 @@ export class ChangeRenderer {
       for (const id of changeUserIds(event.data)) ids.add(id);
       byProject.set(event.data.projectId, ids);
     }
+    // One lookup per project of the batch, at most LOOKUPS_AT_ONCE at a time: one after another, a batch of many
+    // projects waited for each round trip in turn (the feed fell seconds behind at 100 changes a second).
     const names = new Map<number, { projectName: string; users: UsersById }>();
-    for (const [projectId, ids] of byProject) names.set(projectId, await this.lookUp(projectId, [...ids]));
+    const projects = [...byProject];
+    const lookUpNext = async (): Promise<void> => {
+      for (let next = projects.shift(); next; next = projects.shift()) {
+        const [projectId, ids] = next;
+        names.set(projectId, await this.lookUp(projectId, [...ids]));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, projects.length) }, lookUpNext));
     return changes.map(({ record, event }) =>
       streamEvent({
         partition,
