@@ -81,7 +81,7 @@ describe('resource events handler', () => {
       subject: 'phase:3',
       resource: {},
     });
-    (newer.data as { type: string }).type = 'phase.created';
+    (newer.data as { type: string }).type = 'board.archived';
     await expect(s.handle(message(resourceChangedV1.topic, newer))).resolves.toBeUndefined();
     const known = makeEvent(resourceChangedV1, 'boards', {
       projectId: 1,
