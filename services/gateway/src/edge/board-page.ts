@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { BOARD_SCRIPT } from './board-page.script';
+import { pageCsp } from './page-csp';
 import { recordOf } from './record';
 
 /**
@@ -12,16 +13,9 @@ export const BOARD_PATH = '/board';
 export const BOARD_SCRIPT_PATH = `${BOARD_PATH}/board.js`;
 export const BOARD_STYLE_PATH = `${BOARD_PATH}/board.css`;
 
-export const BOARD_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  'img-src data:', // the empty favicon below, so the browser asks for no /favicon.ico
-  "base-uri 'none'",
-  "form-action 'none'", // the key form is handled by the script and never submitted
-  "frame-ancestors 'none'",
-].join('; ');
+// img: the empty favicon below, so the browser asks for no /favicon.ico. No form action: the key form is handled
+// by the script and never submitted.
+export const BOARD_CSP = pageCsp({ img: 'data:' });
 
 const PAGE = `<!doctype html>
 <html lang="en">

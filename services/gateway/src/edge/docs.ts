@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RequestHandler, Response } from 'express';
 import { openApiDocument } from '../api/openapi/document';
+import { pageCsp } from './page-csp';
 import { recordOf } from './record';
 
 /**
@@ -12,17 +13,7 @@ import { recordOf } from './record';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/docs';
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+const CSP = pageCsp({ img: "'self' data:", fonts: true });
 
 const PAGE = `<!doctype html>
 <html lang="en">
