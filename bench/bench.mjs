@@ -17,6 +17,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { cpuBetween, cpuSnapshot, deferredCpu, restingRates, waitUntilQuiet } from './processes.mjs';
+import { gatewayApi } from './gateway-api.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const GATEWAY_URL = env('GATEWAY_URL', 'http://127.0.0.1:8080');
@@ -43,16 +44,7 @@ if (!DATABASE_URL) throw new Error('BOARDS_DATABASE_URL is required (bench/run.s
 
 const log = (message) => console.log(`[bench] ${message}`);
 
-async function api(path, { method = 'GET', key, body } = {}) {
-  const res = await fetch(`${GATEWAY_URL}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-Zen-ApiKey': key } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const api = gatewayApi(GATEWAY_URL);
 
 async function setUp() {
   const suffix = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;

@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { gatewayApi } from './gateway-api.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const GATEWAY_URL = env('GATEWAY_URL', `http://127.0.0.1:${env('FLOWBOARD_GATEWAY_PORT', '8080')}`);
@@ -29,17 +30,7 @@ const ARRIVAL_TIMEOUT_MS = 60_000;
 
 const log = (message) => console.log(`[bench:stream] ${message}`);
 
-async function api(urlPath, { method = 'GET', key, body } = {}) {
-  const res = await fetch(`${GATEWAY_URL}${urlPath}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-Zen-ApiKey': key } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status < 200 || res.status > 299)
-    throw new Error(`${method} ${urlPath} → ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const api = gatewayApi(GATEWAY_URL);
 
 /** The gateway process's resident memory (bytes) and CPU time so far (ms), from /proc. */
 function gatewayProcess() {

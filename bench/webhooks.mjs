@@ -12,6 +12,7 @@
 // BENCH_WEBHOOK_SECONDS (10), BENCH_WEBHOOK_BURST (2000), BENCH_WEBHOOK_CONCURRENCY (16).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import { gatewayApi } from './gateway-api.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const GATEWAY_URL = env('GATEWAY_URL', `http://127.0.0.1:${env('FLOWBOARD_GATEWAY_PORT', '8080')}`);
@@ -25,17 +26,7 @@ const ARRIVAL_TIMEOUT_MS = 120_000;
 
 const log = (message) => console.log(`[bench:webhooks] ${message}`);
 
-async function api(path, { method = 'GET', key, body } = {}) {
-  const res = await fetch(`${GATEWAY_URL}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-Zen-ApiKey': key } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status < 200 || res.status > 299)
-    throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const api = gatewayApi(GATEWAY_URL);
 
 /** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` under the secret's bytes. */
 function signatureValid(secret, headers, body) {

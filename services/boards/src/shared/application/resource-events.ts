@@ -27,16 +27,14 @@ export interface StoryResourceChange {
  * published if and only if the change commits.
  */
 export function publishStoryChange(outbox: Outbox, change: StoryResourceChange): Promise<void> {
-  return outbox.enqueue(
-    resourceChangedMessage('boards', {
-      projectId: change.projectId,
-      actorId: change.actorId,
-      type: change.type,
-      subject: resourceSubject('story', change.storyId),
-      // A proto message is a plain object; its interface just has no index signature.
-      resource: change.resource as Record<string, unknown>,
-    }),
-  );
+  const { projectId, actorId, type, resource } = change;
+  return publish(outbox, {
+    projectId,
+    actorId,
+    type,
+    subject: resourceSubject('story', change.storyId),
+    resource,
+  });
 }
 
 /** Changes to the board itself: its phases (columns) and its tags. */
@@ -57,16 +55,19 @@ export interface BoardResourceChange {
  * phase or tag, so a webhook gets one phase's (one tag's) changes in order.
  */
 export function publishBoardChange(outbox: Outbox, change: BoardResourceChange): Promise<void> {
-  const kind = change.type.startsWith('phase.') ? 'phase' : 'tag';
-  return outbox.enqueue(
-    resourceChangedMessage('boards', {
-      projectId: change.projectId,
-      actorId: change.actorId,
-      type: change.type,
-      subject: resourceSubject(kind, change.id),
-      resource: change.resource as Record<string, unknown>,
-    }),
-  );
+  const { projectId, actorId, type, resource } = change;
+  const kind = type.startsWith('phase.') ? 'phase' : 'tag';
+  return publish(outbox, { projectId, actorId, type, subject: resourceSubject(kind, change.id), resource });
+}
+
+/** Boards' resource-changed event, in the outbox of the transaction `outbox` is bound to. */
+function publish(
+  outbox: Outbox,
+  change: { projectId: number; actorId: number; type: ResourceEventType; subject: string; resource: object },
+): Promise<void> {
+  // A proto message is a plain object; its interface just has no index signature.
+  const resource = change.resource as Record<string, unknown>;
+  return outbox.enqueue(resourceChangedMessage('boards', { ...change, resource }));
 }
 
 /** Wakes the outbox relay once a transaction that wrote events has committed (it publishes now, not later). */
