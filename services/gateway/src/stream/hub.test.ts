@@ -312,7 +312,9 @@ describe('StreamHub', () => {
     it('reads history up to the ring, then the ring, then live: in order, once each', async () => {
       const { hub, kafka, write } = aged();
       const subscription = await subscribed(hub, 1, positionOf(0, 3));
+      expect(subscription.replaying).toBe(true);
       expect(await drain(subscription)).toEqual([4, 6, 8, 10, 12, 14, 16, 18]);
+      expect(subscription.replaying).toBe(false);
       expect(kafka.reads).toEqual([{ partition: 0, projectId: 1, after: 3, upTo: 14 }]);
       write(2);
       write(1);

@@ -60,6 +60,11 @@ export interface Subscription {
   /** Events waiting to be taken. */
   readonly pending: number;
   /**
+   * Whether it still replays stored events (Kafka's history, the ring) rather than waiting for new ones: what follows
+   * is there already, if not yet read.
+   */
+  readonly replaying: boolean;
+  /**
    * The pending events, or, when there are none, the next ones as they come, the timeout, the abort or the close,
    * whichever is first. One call at a time.
    */
@@ -255,6 +260,11 @@ interface Waiter {
 
 class HubSubscription implements Subscription {
   private mode: Mode = 'ring';
+
+  get replaying(): boolean {
+    return this.mode === 'history' || this.mode === 'ring';
+  }
+
   private queue = new Deque<StreamEvent>();
   private queuedBytes = 0;
   /** The offset of the last event put in the queue (or of the start position): nothing at or before it again. */

@@ -50,7 +50,12 @@ import type { StreamRouteDeps } from './deps';
 
 /** What the client waits before reconnecting (SSE `retry:`). */
 export const SSE_RETRY_MS = 3_000;
-/** How long a long-poll that has events waits for the next ones of the same replay before it answers. */
+/**
+ * How long a long-poll that has events waits for more before it answers (a burst of one write comes together). While
+ * its subscription still replays (Kafka's history, then the ring) it keeps waiting, up to its deadline: the rest is
+ * stored already, and between a history read's last event and the ring's first there can be more than this (a busy
+ * machine: the history reader finishing its fetch).
+ */
 const LINGER_MS = 50;
 /** At most this many events are written at once (one `write`); the hub's queue holds the rest. */
 export const SSE_BATCH = 100;
@@ -265,6 +270,7 @@ async function longPoll(
   call.res.once('close', onClose);
   if (call.res.destroyed) left.abort(); // the client left while the subscription was made
   try {
+    const deadline = Date.now() + waitMs;
     let delivery = await subscription.next({ max: limit, timeoutMs: waitMs, signal: left.signal });
     if (delivery.events.length === 0 && delivery.closed) refuseClosed(delivery.closed, lost());
     // A replay (Kafka's history, the ring) hands events over a few at a time: take what follows at once, up to
@@ -276,7 +282,8 @@ async function longPoll(
         timeoutMs: LINGER_MS,
         signal: left.signal,
       });
-      if (delivery.events.length === 0) break;
+      const replayGoesOn = subscription.replaying && Date.now() < deadline;
+      if (delivery.events.length === 0 && !replayGoesOn) break;
       events.push(...delivery.events);
     }
     return rendered(
