@@ -20,6 +20,7 @@ const IO_LIBRARIES = [
 const GATEWAY_SRC = '^services/gateway/src/';
 const GATEWAY_FLOORS = [
   ['edge'], // the request path, in order: record, pipeline steps, dispatch
+  ['mcp'], // the MCP endpoint: tools made from api/'s declarations, each call a request into the app, not a handler
   ['api'], // what the API is: operations, router, handlers' Call, each resource's routes, the OpenAPI document
   ['authz', 'feed'], // API keys and project access; the change stream's Kafka reader (apart)
   ['cache'], // what the gateway keeps, behind cache/index.ts
@@ -159,9 +160,21 @@ module.exports = {
       severity: 'error',
       comment:
         "A resource's shapes (resources/<resource>.schemas.ts) are written in api/schema.ts alone: no handler, no " +
-        "other resource's file, not the OpenAPI document. Other shapes are named by $ref, never imported.",
+        "other resource's file, not the OpenAPI document. Other shapes are named by $ref, never imported. The one " +
+        'other leaf they may read is the scope vocabulary (authz/scopes.ts, importing nothing): the groups a key ' +
+        'names are an enum of the document.',
       from: { path: `${GATEWAY_SRC}api/resources/[^/]+\\.schemas\\.ts$` },
-      to: { path: GATEWAY_SRC, pathNot: `${GATEWAY_SRC}api/schema\\.ts$` },
+      to: { path: GATEWAY_SRC, pathNot: `${GATEWAY_SRC}(api/schema|authz/scopes)\\.ts$` },
+    },
+    {
+      name: 'gateway-mcp-calls-the-api-not-its-handlers',
+      severity: 'error',
+      comment:
+        "The MCP tools read the API's declarations (resources/index.ts, the OpenAPI document) and call the API as a " +
+        'request through their transport, so every call passes authentication, scopes, limits and If-Match: they ' +
+        "import no resource's handlers.",
+      from: { path: `${GATEWAY_SRC}mcp/` },
+      to: { path: `${GATEWAY_SRC}api/resources/`, pathNot: `${GATEWAY_SRC}api/resources/index\\.ts$` },
     },
     {
       name: 'gateway-openapi-above-resources',

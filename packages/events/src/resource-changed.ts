@@ -61,6 +61,11 @@ export const resourceChangedV1 = defineEvent(
     /** The user who made the change; 0 when nobody did (a system action). */
     actorId: z.number().int().nonnegative(),
     /**
+     * The API key the change was made with (README "Scoped API keys": which agent did this), its name as it was
+     * then; absent for a system action and from producers older than scoped keys.
+     */
+    actorKey: z.object({ id: z.number().int().positive(), name: z.string().max(100) }).optional(),
+    /**
      * Open: every consumer of this topic skips an event whose type it doesn't know (a newer producer's), so a type
      * can be added without a breaking change once the consumers that skip are released (the contract gate reads the
      * marker: packages/events/scripts/compat.mjs, docs/design.md "Contracts between teams").

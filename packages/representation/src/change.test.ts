@@ -114,6 +114,17 @@ describe('renderChange and changePayloadJson: the bytes webhooks send', () => {
     );
   });
 
+  it('the API key the change was made with, in its actor (its name as it was then)', () => {
+    const made = change(11, 'story.moved', 'story:3', story);
+    const withKey = { ...made, data: { ...made.data, actorKey: { id: 12, name: 'triage bot' } } };
+    expect(bytes(withKey)).toContain(
+      `"actor":${gobJson.slice(0, -1)},"apiKey":{"id":12,"name":"triage bot"}},"data":`,
+    );
+    // A system action names no key even if one came along.
+    const system = { ...withKey, data: { ...withKey.data, actorId: 0 } };
+    expect(bytes(system)).toContain('"actor":{"id":0},"data":');
+  });
+
   it('a tag put on a story: the tag, with the story', () => {
     expect(bytes(change(7, 'story.tagged', 'story:3', { id: 4, name: 'urgent' }))).toBe(
       '{"id":"00000000-0000-4000-8000-000000000007","type":"story.tagged","timestamp":"2026-01-02T03:04:07.678Z",' +

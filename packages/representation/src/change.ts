@@ -25,7 +25,10 @@ export interface ChangePayload {
   timestamp: string;
   /** `{id, name}` */
   project: { id: number; name: string };
-  /** The user who made the change as the API embeds users; `{id: 0}` for a system action. */
+  /**
+   * The user who made the change as the API embeds users, with `apiKey: {id, name}` (the key it was made with)
+   * when known; `{id: 0}` for a system action.
+   */
   actor: Dto;
   /** `{id}` of the story, for a change to one of its tasks, comments, tags or attachments. */
   story?: { id: number };
@@ -107,7 +110,7 @@ function withoutToken(dto: Dto): Dto {
  * rather than failing: a payload that can never be rendered would hold its Kafka partition forever.
  */
 export function renderChange(event: Envelope<ResourceChangedV1>, names: ChangeNames): ChangePayload {
-  const { projectId, actorId, type, subject, resource } = event.data;
+  const { projectId, actorId, actorKey, type, subject, resource } = event.data;
   const project = { id: projectId, name: names.projectName };
   const storyItself = familyOf(type) === 'story' && !isTagging(type);
   const storyId = storyItself ? undefined : storyIdOf(subject);
@@ -116,7 +119,14 @@ export function renderChange(event: Envelope<ResourceChangedV1>, names: ChangeNa
     type,
     timestamp: event.occurredAt,
     project,
-    actor: actorId > 0 ? embeddedUser(actorId, names.users) : { id: 0 },
+    // With the API key the change was made with, when its producer knew it: which agent did this.
+    actor:
+      actorId > 0
+        ? {
+            ...embeddedUser(actorId, names.users),
+            ...(actorKey ? { apiKey: { id: actorKey.id, name: actorKey.name } } : {}),
+          }
+        : { id: 0 },
     ...(storyId === undefined ? {} : { story: { id: storyId } }),
     data: renderResource(type, resource, { project, users: names.users }),
   };

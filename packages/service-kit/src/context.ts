@@ -2,10 +2,21 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 
 /** What every log line and every outgoing call of one request needs to know. */
+/** An API key as a change names it: its id and its name (`""` when it has none). */
+export interface ApiKeyRef {
+  id: number;
+  name: string;
+}
+
 export interface RequestContext {
   requestId: string;
   /** The authenticated caller, when there is one. */
   userId?: number;
+  /**
+   * The API key the caller came with, when there is one: every change the request makes names it (README
+   * "Scoped API keys": which agent did this).
+   */
+  apiKey?: ApiKeyRef;
   /**
    * The ids of the changes (resource-changed events) the request's writes have committed so far, in order, where its
    * answer names them (`Flowboard-Changes`: a writer recognises its own changes on the change stream). Absent where
@@ -52,3 +63,16 @@ export const newRequestId = (): string => {
   const uuid = randomUUID();
   return uuid.slice(0, 8) + uuid.slice(9, 13) + uuid.slice(24, 28);
 };
+
+/** The key the current request came with, for the changes it makes; undefined without one (a system action). */
+export const callerApiKey = (): ApiKeyRef | undefined => storage.getStore()?.apiKey;
+
+/**
+ * `{actorKey}` of a change its actor makes now (a resource-changed event's field): the API key of the request being
+ * served, which the context carries from the gateway through gRPC metadata beside the actor. Nothing for a system
+ * action (actor 0) or outside a request.
+ */
+export function actorKeyOf(actorId: number): { actorKey?: ApiKeyRef } {
+  const actorKey = actorId > 0 ? callerApiKey() : undefined;
+  return actorKey ? { actorKey: { id: actorKey.id, name: actorKey.name } } : {};
+}

@@ -16,6 +16,7 @@ import {
 } from '@flowboard/service-kit';
 import type Redis from 'ioredis';
 import { ApiKeyAuthenticator } from './authz/api-keys';
+import { KeyUseRecorder } from './authz/key-uses';
 import { ProjectAccessResolver } from './authz/project-access';
 import { createCaches } from './cache';
 import { boardsUpstream, createBoardsClient } from './clients/boards.client';
@@ -122,11 +123,13 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
     metrics,
     logger,
   );
+  const keyUses = new KeyUseRecorder(membership, logger, config.KEY_USE_FLUSH_SECONDS * 1000);
   const authenticator = new ApiKeyAuthenticator(
     membership,
     caches.decisions,
     config.AUTH_CACHE_TTL_SECONDS,
     caches.epoch,
+    keyUses,
   );
   const access = new ProjectAccessResolver(
     membership,
@@ -213,6 +216,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       ]);
       // In the background: the API serves at once, the change stream once its feed has caught up (503 before).
       feed?.start();
+      keyUses.start();
       const port = await listen(server, config.PORT, config.HOST);
       readiness.start();
       logger.info({ port }, 'gateway listening');
@@ -224,6 +228,7 @@ export function createApp(config: GatewayConfig, overrides: AppOverrides = {}): 
       // never ends by itself, so the drain would wait for them forever.
       await feed?.stop();
       await drainServer(server, KEEP_ALIVE_DRAIN_MS);
+      await keyUses.stop();
       stopFilesHttpProbe();
       stopObservingRedis();
       for (const u of upstreams) u.close();

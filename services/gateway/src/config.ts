@@ -47,6 +47,8 @@ export const configSchema = z.object({
   /** Non-multipart request bodies above this size are refused with 413. */
   BODY_LIMIT_BYTES: positiveInt(1_048_576),
   AUTH_CACHE_TTL_SECONDS: positiveInt(60),
+  /** How often each replica sends membership when keys were last used (so a key's last use shows this late). */
+  KEY_USE_FLUSH_SECONDS: positiveInt(30),
   ACCESS_CACHE_TTL_SECONDS: positiveInt(30),
   /** User references shown in responses (creator, owner...); `PUT /me` drops its own at once. */
   USER_CACHE_TTL_SECONDS: positiveInt(300),

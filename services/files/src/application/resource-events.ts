@@ -1,3 +1,4 @@
+import { actorKeyOf } from '@flowboard/service-kit';
 import {
   resourceChangedMessage,
   resourceSubject,
@@ -20,6 +21,7 @@ export const attachmentChanged = (
   resourceChangedMessage('files', {
     projectId: attachment.projectId,
     actorId,
+    ...actorKeyOf(actorId),
     type,
     subject: resourceSubject('story', attachment.storyId),
     // A proto message is a plain object; its interface just has no index signature.

@@ -6,6 +6,9 @@ import {
   inSpan,
   newRequestId,
   runWithContext,
+  apiKeyOf,
+  API_KEY_ID_KEY,
+  API_KEY_NAME_KEY,
   SpanKind,
   type Logger,
 } from '@flowboard/service-kit';
@@ -131,7 +134,11 @@ export function createHttpServer(deps: HttpDeps): http.Server {
     const userId =
       typeof rawUser === 'string' && /^[1-9][0-9]{0,14}$/.test(rawUser) ? Number(rawUser) : undefined;
 
-    const context = userId === undefined ? { requestId } : { requestId, userId, changes: [] };
+    const apiKey = apiKeyOf(headerText(req, API_KEY_ID_KEY), headerText(req, API_KEY_NAME_KEY));
+    const context =
+      userId === undefined
+        ? { requestId }
+        : { requestId, userId, ...(apiKey ? { apiKey } : {}), changes: [] };
     runWithContext(context, () => {
       if (userId === undefined) {
         sendError(req, res, new DomainError('Unauthenticated', 'Missing caller identity.'), logger);
@@ -174,3 +181,9 @@ export const toAttachmentJson = (a: AttachmentRecord) => ({
   token: a.token,
   version: a.version,
 });
+
+/** A header sent once, as text (the gateway sends each of its trusted headers once). */
+const headerText = (req: http.IncomingMessage, name: string): string | undefined => {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+};

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { DomainError } from '@flowboard/service-kit';
 import type { membership } from '@flowboard/proto';
 import type { ProjectAccess } from '../authz/access';
+import type { CallerKey } from '../authz/api-keys';
 import { parsePaging, type Paging } from '../wire/page';
 import { parseBodyText, readBody, type RequestBody } from '../wire/body';
 import { expectedVersion } from '../wire/conditional';
@@ -24,6 +25,8 @@ export interface Call {
   text(name: string): string;
   /** The authenticated caller (every route but sign-up). */
   readonly user: membership.User__Output;
+  /** The API key it came with: its id, name and scope (the scope check is done; handlers that list narrow by it). */
+  readonly key: CallerKey;
   /** The access check's result (project routes). */
   readonly project: ProjectAccess;
   /**
@@ -52,6 +55,7 @@ export interface CallInput {
   query: Query;
   requestId: string;
   user?: membership.User__Output;
+  key?: CallerKey | undefined;
   project?: ProjectAccess;
   /** The body's text when a step before the handler had to read it (an Idempotency-Key's fingerprint). */
   bodyText?: string;
@@ -82,6 +86,10 @@ export function createCall(req: Request, res: Response, input: CallInput, bodyLi
     get user() {
       if (!input.user) throw new Error(`route ${route.pattern} has no authenticated caller`);
       return input.user;
+    },
+    get key() {
+      if (!input.key) throw new Error(`route ${route.pattern} has no API key`);
+      return input.key;
     },
     get project() {
       if (!input.project) throw new Error(`route ${route.pattern} declares no project access`);

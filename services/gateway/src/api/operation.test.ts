@@ -7,7 +7,7 @@ const handlers = (deps: { answer: Reply }) => ({
   write: async (_call: Call) => empty(),
 });
 const cached = () => true;
-const things = resourceOperations('T', handlers, [
+const things = resourceOperations('T', 'stories', handlers, [
   get('/api/v1/things', 'listThings', 'List things', {
     access: 'key',
     ok: 'empty',
@@ -20,6 +20,7 @@ const things = resourceOperations('T', handlers, [
   }),
   get('/api/v1/projects/:projectId/things', 'readThings', 'Read things', {
     access: 'Read',
+    group: 'any',
     cached,
     ok: 'empty',
     handler: 'read',
@@ -44,17 +45,24 @@ describe('an operation declared once', () => {
     ]);
   });
 
+  it("needs the scope of its resource's group, or the one it names, and writes unless it is a GET", () => {
+    expect(routes.map((r) => r.scope)).toEqual([
+      { group: 'stories', write: false },
+      { group: 'stories', write: true },
+      { group: 'any', write: false },
+      undefined, // the operator's token, no key
+    ]);
+    expect(things.operations.map((o) => o.scope)).toEqual(routes.map((r) => r.scope));
+  });
+
   it('is answered by the handler it names, made from the dependencies', async () => {
     await expect(routes[0]!.handler({} as Call)).resolves.toBe(answer);
   });
 
   it('is documented without its handler, at its path in OpenAPI form', () => {
-    expect(things.operations.map((o) => Object.keys(o).includes('handler'))).toEqual([
-      false,
-      false,
-      false,
-      false,
-    ]);
+    expect(
+      things.operations.map((o) => Object.keys(o).includes('handler') || Object.keys(o).includes('group')),
+    ).toEqual([false, false, false, false]);
     expect(documentedPath(things.operations[1]!.path)).toBe('/api/v1/projects/{projectId}/things/{name}');
     expect(things.operations.map((o) => o.tag)).toEqual(['T', 'T', 'T', 'T']);
   });

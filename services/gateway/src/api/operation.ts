@@ -1,4 +1,5 @@
 import type { AccessLevel } from '../authz/access';
+import type { OperationScope, ScopeGroup } from '../authz/scopes';
 import type { Call } from './call';
 import type { Query } from '../wire/query';
 import type { Reply } from '../wire/respond';
@@ -22,6 +23,13 @@ export interface Operation {
   /** The document's group (openapi/descriptions.ts TAGS). */
   tag: string;
   access: Access;
+  /**
+   * What a key must be allowed to do this (authz/scopes.ts): the resource's group unless the declaration names
+   * another, and a write unless it is a GET. Absent where no key is used (sign-up, the operator's routes).
+   */
+  scope?: OperationScope;
+  /** Creates or joins a project, so a key limited to some projects may not (it would reach another). */
+  reachesNewProject?: boolean;
   /** A read of the board the response cache may answer, for the queries this accepts (see router.ts). */
   cached?: (query: Query) => boolean;
   ok: Success;
@@ -72,8 +80,10 @@ export type FilterSet = 'story' | 'project' | 'role' | 'phase' | 'user';
 type Handler = (call: Call) => Promise<Reply>;
 
 /** An operation (its resource gives the group) and the name of its handler among its resource's handlers. */
-export interface Declaration<Name extends string> extends Omit<Operation, 'tag'> {
+export interface Declaration<Name extends string> extends Omit<Operation, 'tag' | 'scope'> {
   handler: Name;
+  /** The scope group, where it is not the resource's. */
+  group?: ScopeGroup | 'any';
 }
 
 /** A resource's operations, and its routes once the handlers have their dependencies. */
@@ -84,26 +94,39 @@ export interface Resource<Deps> {
 
 /**
  * Binds a resource's declarations to its handlers (made once per app from the dependencies); `tag` is the group
- * the document lists them under.
+ * the document lists them under, `group` the scope group its operations need unless one names another.
  */
 export function resourceOperations<Deps, Handlers extends Record<string, Handler>>(
   tag: string,
+  group: ScopeGroup | 'any',
   handlers: (deps: Deps) => Handlers,
   declarations: ReadonlyArray<Declaration<keyof Handlers & string>>,
 ): Resource<Deps> {
+  const operations = declarations.map(({ handler: _handler, group: own, ...declared }): Operation => {
+    const operation = { ...declared, tag };
+    if (declared.access === 'public' || declared.access === 'operator') return operation;
+    return { ...operation, scope: { group: own ?? group, write: declared.method !== 'GET' } };
+  });
   return {
-    operations: declarations.map(({ handler: _handler, ...operation }) => ({ ...operation, tag })),
+    operations,
     routes(deps) {
       const made = handlers(deps);
-      return declarations.map((d) => route(d.method, d.path, routeOptions(d), made[d.handler] as Handler));
+      return declarations.map((d, i) =>
+        route(d.method, d.path, routeOptions(operations[i] as Operation), made[d.handler] as Handler),
+      );
     },
   };
 }
 
 function routeOptions(
-  operation: Pick<Operation, 'method' | 'access' | 'cached' | 'idempotencyKey' | 'multipart'>,
+  operation: Pick<
+    Operation,
+    'method' | 'access' | 'scope' | 'reachesNewProject' | 'cached' | 'idempotencyKey' | 'multipart'
+  >,
 ): RouteOptions {
   const options: RouteOptions = {
+    ...(operation.scope ? { scope: operation.scope } : {}),
+    ...(operation.reachesNewProject ? { reachesNewProject: true } : {}),
     ...(operation.cached ? { cached: operation.cached } : {}),
     ...(takesIdempotencyKey(operation) ? { idempotencyKey: true } : {}),
     ...(operation.multipart ? { streamsBody: true } : {}),

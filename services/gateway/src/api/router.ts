@@ -2,12 +2,17 @@ import type { Query } from '../wire/query';
 import type { Call } from './call';
 import type { Reply } from '../wire/respond';
 import type { AccessLevel } from '../authz/access';
+import type { OperationScope } from '../authz/scopes';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface RouteOptions {
   /** Project-scoped routes (`P...`): the minimum access on `:projectId`, as in the spec's Access column. */
   access?: AccessLevel;
+  /** What the caller's key must be allowed (authz/scopes.ts); every route that takes a key has one. */
+  scope?: OperationScope;
+  /** Creates or joins a project: refused to a key limited to some projects, which would reach a new one. */
+  reachesNewProject?: boolean;
   /** Works without an API key: sign-up, and the operator's admin routes (which check their own token). */
   public?: boolean;
   /**

@@ -3,27 +3,54 @@ import type { membership } from '@flowboard/proto';
 import type { MembershipClient } from '../clients/membership.client';
 import { DecisionCache, type CacheEpoch, type GuardedCache } from '../cache';
 import { apiKeyHash } from './credentials';
+import type { KeyUseRecorder } from './key-uses';
+import type { KeyScope, ScopeGroup } from './scopes';
 
 type User = membership.User__Output;
+
+/** The key a request came with: who it is (for "which key did this") and what it may do. */
+export interface CallerKey {
+  id: number;
+  /** `""` for a key made without one (every key from before scopes). */
+  name: string;
+  scope: KeyScope;
+  /** As the API writes times (UTC, no zone); absent: never. */
+  expiresAt?: string;
+}
+
+/** What a valid key stands for: its user, and the key itself. */
+export interface Authenticated {
+  user: User;
+  key: CallerKey;
+}
+
+/** What the caches hold: membership's answer as it came (JSON in Redis). */
+interface KeyRecord {
+  user: User;
+  apiKey: membership.ApiKey__Output;
+}
 
 const KEY_FORMAT = /^[0-9a-f]{32}$/;
 
 const unauthorized = (message: string) => new DomainError('Unauthenticated', message);
 
 /**
- * API key → user (docs/compat.md §3.1): a key is 32 hex characters, trimmed and lower-cased; anything else is
- * 401 without asking membership. Hits come from this replica's memory, then Redis
- * (`gateway:apikey:{<sha256(key)>}`: the key itself is never stored), misses from
- * `membership.AuthenticateApiKey`. Only successes are cached.
+ * API key → user and the key's scope (docs/compat.md §3.1, README "Scoped API keys"): a key is 32 hex characters,
+ * trimmed and lower-cased; anything else is 401 without asking membership. Hits come from this replica's memory,
+ * then Redis (`gateway:apikey:v2:{<sha256(key)>}`: the key itself is never stored), misses from
+ * `membership.AuthenticateApiKey`, told that this gateway enforces scopes. Only successes are cached, and an
+ * expiry is checked on every request, cached or not, so an expired key is refused from its first second on.
  */
 export class ApiKeyAuthenticator {
-  private readonly cache: DecisionCache<User>;
+  private readonly cache: DecisionCache<KeyRecord>;
 
   constructor(
     private readonly membership: MembershipClient,
     shared: GuardedCache,
     ttlSeconds: number,
     epoch: CacheEpoch,
+    private readonly uses?: Pick<KeyUseRecorder, 'note'>,
+    private readonly now: () => number = Date.now,
   ) {
     this.cache = new DecisionCache(shared, epoch, ttlSeconds);
   }
@@ -37,15 +64,24 @@ export class ApiKeyAuthenticator {
    * The caller must have refreshed the cache epoch during this request (the HTTP chain does, first thing).
    * `keyHash` is `apiKeyHash(rawKey)` when the caller already has it.
    */
-  async authenticate(rawKey: string, keyHash?: string): Promise<User> {
+  async authenticate(rawKey: string, keyHash?: string): Promise<Authenticated> {
     const key = rawKey.trim().toLowerCase();
     if (!KEY_FORMAT.test(key)) throw unauthorized('The API key is malformed.');
     const hash = keyHash ?? apiKeyHash(key);
-    return this.cache.get(hash, keySlot(hash), async () => {
-      const { user } = await this.membership.authenticateApiKey({ api_key: key });
-      if (!user) throw unauthorized('The API key is not valid.');
-      return user;
+    const record = await this.cache.get(hash, keySlot(hash), async () => {
+      const { user, api_key } = await this.membership.authenticateApiKey({
+        api_key: key,
+        enforces_scopes: true,
+      });
+      if (!user || !api_key) throw unauthorized('The API key is not valid.');
+      return { user, apiKey: api_key };
     });
+    if (record.apiKey.expire_time && apiTime(record.apiKey.expire_time) <= this.now()) {
+      throw unauthorized('The API key has expired.');
+    }
+    const callerKey = callerKeyOf(record.apiKey);
+    this.uses?.note(callerKey.id);
+    return { user: record.user, key: callerKey };
   }
 
   /**
@@ -53,11 +89,36 @@ export class ApiKeyAuthenticator {
    * refused, and a changed user is re-read, on the very next request, on every replica.
    */
   async forget(keyHashes: string[]): Promise<void> {
-    await this.cache.invalidate(...keyHashes.map(keySlot));
+    // The previous release's entries too, while both run (a rolling upgrade): it caches the user alone.
+    await this.cache.invalidate(...keyHashes.flatMap((hash) => [keySlot(hash), previousReleaseSlot(hash)]));
   }
 }
 
+/** An API time (`YYYY-MM-DDTHH:MM:SS`, UTC without a zone: docs/compat.md §1.5) in epoch milliseconds. */
+const apiTime = (time: string): number => Date.parse(`${time}Z`);
+
+export function callerKeyOf(apiKey: membership.ApiKey__Output): CallerKey {
+  const projects = apiKey.project_ids.map(Number);
+  return {
+    id: Number(apiKey.id),
+    name: apiKey.name,
+    ...(apiKey.expire_time ? { expiresAt: apiKey.expire_time } : {}),
+    scope: {
+      write: !apiKey.read_only,
+      ...(projects.length ? { projects } : {}),
+      // A group this release does not know is kept: it matches no operation, so it allows nothing more.
+      ...(apiKey.groups.length ? { groups: apiKey.groups as ScopeGroup[] } : {}),
+    },
+  };
+}
+
+/** v2: the entry holds the key's record beside its user, which the previous release's entries lack. */
 const keySlot = (keyHash: string) => ({
+  key: `gateway:apikey:v2:{${keyHash}}`,
+  generationKey: `gateway:apikey-generation:v2:{${keyHash}}`,
+});
+
+const previousReleaseSlot = (keyHash: string) => ({
   key: `gateway:apikey:{${keyHash}}`,
   generationKey: `gateway:apikey-generation:{${keyHash}}`,
 });

@@ -1,3 +1,4 @@
+import { API_KEY_ID_KEY, API_KEY_NAME_KEY, type ApiKeyRef } from '@flowboard/service-kit';
 import http, { type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   type Breaker,
@@ -16,6 +17,8 @@ export type UpstreamHandler = (upstream: IncomingMessage) => Promise<Reply>;
 /** Who is calling, set by the gateway as trusted headers on the internal call. */
 export interface ForwardIdentity {
   userId: number;
+  /** The caller's API key, which the upload's change event names (README "Scoped API keys"). */
+  apiKey?: ApiKeyRef;
   requestId: string;
   /** Uploads: the project's account and its storage limit, for the files quota. */
   account?: { accountId: number; storageLimitBytes: number };
@@ -84,6 +87,11 @@ export function createFilesProxy(filesHttpUrl: string, breaker?: Breaker) {
         // Before the first chunk goes (headers can still be set, so none has): the watch sees every chunk.
         p.bodyWatch?.watch(req);
         proxyReq.setHeader('x-flowboard-user-id', String(p.userId));
+        if (p.apiKey) {
+          // As in gRPC metadata: the id, and the name percent-encoded (header values are ASCII).
+          proxyReq.setHeader(API_KEY_ID_KEY, String(p.apiKey.id));
+          proxyReq.setHeader(API_KEY_NAME_KEY, encodeURIComponent(p.apiKey.name));
+        }
         proxyReq.setHeader('x-request-id', p.requestId);
         for (const [name, value] of Object.entries(p.trace)) proxyReq.setHeader(name, value);
         // Only ever set here: the caller's own headers of these names were removed above.

@@ -1,17 +1,23 @@
 import type { Request } from 'express';
 import type { membership } from '@flowboard/proto';
 import { DomainError } from '@flowboard/service-kit';
-import type { ApiKeyAuthenticator } from '../authz/api-keys';
+import type { ApiKeyAuthenticator, CallerKey } from '../authz/api-keys';
 import { allows, type ProjectAccess } from '../authz/access';
 import type { ProjectAccessResolver } from '../authz/project-access';
 import { apiKeyHash, extractApiKey } from '../authz/credentials';
+import { missingScope, reachesEveryProject, reachesProject, scopeName } from '../authz/scopes';
+import { insufficientScope } from '../authz/scope-problem';
 import type { ReadAhead } from './read-ahead';
 import type { RequestRecord } from './record';
 import type { FoundRoute } from './routing';
 
-/** Who is calling: the key's user, and the key's hash (its rate-limit counter and cache entries use it). */
+/**
+ * Who is calling: the key's user, the key (its scope; its id and name go with every change it makes) and its hash
+ * (its rate-limit counter and cache entries use it).
+ */
 export interface Principal {
   user: membership.User__Output;
+  key: CallerKey;
   keyHash: string;
 }
 
@@ -28,9 +34,39 @@ export async function authenticateCaller(
   const key = extractApiKey(req.headers, record.query);
   if (key === undefined) throw new DomainError('Unauthenticated', 'An API key is required.');
   await ahead.cacheEpochRead;
-  const user = await authenticator.authenticate(key, ahead.keyHash);
-  record.context.userId = user.id; // every log line and gRPC call from here on names the caller
-  return { user, keyHash: ahead.keyHash ?? apiKeyHash(key) };
+  const { user, key: callerKey } = await authenticator.authenticate(key, ahead.keyHash);
+  // Every log line and gRPC call from here on names the caller; every change it makes, its key too.
+  record.context.userId = user.id;
+  record.context.apiKey = { id: callerKey.id, name: callerKey.name };
+  return { user, key: callerKey, keyHash: ahead.keyHash ?? apiKeyHash(key) };
+}
+
+/**
+ * 403 `insufficient-scope` naming what the key lacks, before any project is looked at: the answer depends on the
+ * key and the operation alone, so it tells nothing about the project. The scope comes from the operation's
+ * declaration (api/operation.ts); a key limited to projects reaches only those, and no operation that would
+ * reach another (creating or joining a project).
+ */
+export function authorizeKey(found: FoundRoute, principal: Principal | undefined): void {
+  const needed = found.route.scope;
+  if (!needed || !principal) return;
+  const { scope } = principal.key;
+  const missing = missingScope(scope, needed);
+  if (missing) throw insufficientScope(missing, `This API key lacks the scope '${missing}'.`);
+  const projectId = found.params.projectId;
+  if (typeof projectId === 'number') {
+    if (!reachesProject(scope, projectId)) {
+      throw insufficientScope(
+        `project:${projectId}`,
+        `This API key is limited to other projects (${scope.projects?.join(', ')}).`,
+      );
+    }
+  } else if (found.route.reachesNewProject && !reachesEveryProject(scope)) {
+    throw insufficientScope(
+      `${scopeName(needed)} on every project`,
+      'This API key is limited to some projects, so it cannot create or join another.',
+    );
+  }
 }
 
 /**

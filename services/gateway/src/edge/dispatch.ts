@@ -48,6 +48,7 @@ export async function dispatch(
       query: record.query,
       requestId: record.context.requestId,
       user: principal?.user,
+      key: principal?.key,
       project,
       bodyText,
       streamedBody,

@@ -10,6 +10,7 @@ import { health } from './health';
 import { httpObserver } from './observe';
 import { apiPipeline, type PipelineDeps } from './pipeline';
 import { requestContext } from './request-context';
+import { mcpEndpoint } from '../mcp/endpoint';
 import type { Router } from '../api/router';
 
 export interface HttpAppDeps extends PipelineDeps {
@@ -24,8 +25,8 @@ export interface HttpAppDeps extends PipelineDeps {
 
 /**
  * Around the API's pipeline (pipeline.ts), the HTTP concerns every answer shares: the request's record, id, log
- * line and span first; compression and CORS headers; health, the OpenAPI document and the board page outside the
- * API; one error handler last.
+ * line and span first; compression and CORS headers; health, the OpenAPI document, the board page and /mcp
+ * outside the API; one error handler last.
  */
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
@@ -38,6 +39,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.use(health(deps.readiness));
   app.use(docs()); // the OpenAPI document and /docs: public, outside the API's routes
   app.use(boardPage()); // /board: the live board page, also public (the key stays in the browser)
+  // /mcp: agents' tools, each call a request into this same app as the caller (mcp/in-process.ts)
+  app.use(mcpEndpoint({ app, bodyLimit: deps.bodyLimit }));
   app.use(apiPipeline(deps));
   app.use(errorHandler(deps.logger));
   return app;

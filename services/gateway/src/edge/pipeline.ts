@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { ApiKeyAuthenticator } from '../authz/api-keys';
 import type { ProjectAccessResolver } from '../authz/project-access';
-import { authenticateCaller, authorizeProject, type Principal } from './caller';
+import { authenticateCaller, authorizeKey, authorizeProject, type Principal } from './caller';
 import { answerPreflight } from './cors';
 import { dispatch } from './dispatch';
 import type { RateLimits } from './rate-limit';
@@ -28,7 +28,8 @@ export interface PipelineDeps {
  * The API's request path, one step after the other, each handing the next what it established:
  *
  *   route (from the request's record) → preflight answered → Redis reads started → address limit (429)
- *   → principal (401) → key limit (429) → route required (404/405) → project access (404/403)
+ *   → principal (401) → key limit (429) → route required (404/405) → key's scope (403)
+ *   → project access (404/403)
  *   → Idempotency-Key (body 413/400, then replay, 409 or 422; idempotent.ts)
  *   → cached answer, or handler (sub-resource 404, then body 413/400) → reply
  *
@@ -64,6 +65,7 @@ export function apiPipeline(deps: PipelineDeps): RequestHandler {
     }
 
     const found = requireRoute(req.method, record.match);
+    authorizeKey(found, principal);
     const project = await authorizeProject(deps.access, found, principal);
     const idempotent = await idempotentRequest(
       req,

@@ -35,6 +35,8 @@ export class StatusProblem extends HttpProblem {
     message: string,
     headers: Readonly<Record<string, string>> = {},
     kind: ErrorKind = 'FailedPrecondition',
+    /** Members of its own beside the standard ones (RFC 9457 §3.2), e.g. the `scope` a key lacks. */
+    readonly extensions: Readonly<Record<string, string>> = {},
   ) {
     super(kind, message, headers);
   }
@@ -72,6 +74,7 @@ export function problemDto(error: DomainError, requestId: string): Dto {
     status,
     detail: error.kind === 'Internal' ? title : error.message || title,
     requestId,
+    ...(error instanceof StatusProblem ? error.extensions : {}),
   };
 }
 

@@ -12,6 +12,7 @@ const ITEM_ELEMENT: ReadonlyMap<string, string> = new Map<string, string>([
   ['eventTypes', 'eventType'],
   ['attempts', 'attempt'],
   ['events', 'event'],
+  ['groups', 'group'],
 ]);
 
 export function itemElementFor(property: string, pageItem?: ResourceType): string {

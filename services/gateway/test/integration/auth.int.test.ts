@@ -3,13 +3,13 @@ import { startHarness, type Harness } from './support/boot';
 
 let h: Harness;
 let api: ReturnType<typeof apiClient>;
-let gob: { id: number; key: string };
+let gob: { id: number; key: string; keyId: number };
 
 beforeAll(async () => {
   h = await startHarness();
   api = apiClient(h.baseUrl);
-  const { user, key } = h.membership.addUser('Gob Bluth');
-  gob = { id: user.id, key };
+  const { user, key, keyId } = h.membership.addUser('Gob Bluth');
+  gob = { id: user.id, key, keyId };
 });
 afterAll(() => h.stop());
 
@@ -115,6 +115,7 @@ describe('sign-up and /me', () => {
     expect(h.membership.calls.lastContext.get('GetCurrentUser')).toEqual({
       requestId: 'trace-me-1',
       userId: gob.id,
+      apiKey: { id: gob.keyId, name: '' }, // the key the request came with: its changes name it
       changes: [], // the call's own record of the changes it makes (none: a read), not from metadata
     });
   });

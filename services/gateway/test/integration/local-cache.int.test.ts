@@ -25,7 +25,7 @@ afterAll(async () => {
 const P = (projectId: number) => `/api/v1/projects/${projectId}`;
 
 /** Drops a key's Redis entry WITHOUT advancing the epoch: only a replica's own memory can still answer. */
-const dropRedisEntry = (key: string) => redis.del(`gateway:apikey:{${apiKeyHash(key)}}`);
+const dropRedisEntry = (key: string) => redis.del(`gateway:apikey:v2:{${apiKeyHash(key)}}`);
 
 describe('decisions cached in each replica (kept exact by the cache epoch)', () => {
   it('a replica answers a known key from its own memory: no Redis entry, no membership call', async () => {

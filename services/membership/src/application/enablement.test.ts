@@ -3,8 +3,15 @@ import { InMemoryDatabase } from '../../test/fakes/in-memory-database';
 import { hashApiKey } from '../domain/secrets';
 import { createApiKeyUseCases } from './api-keys';
 import { createAuthenticateApiKey } from './authenticate-api-key';
+import type { Database } from './ports';
 import { createEnablementUseCases } from './enablement';
 import { createSignUp } from './sign-up';
+
+/** As a gateway that enforces scopes asks. */
+const authenticatorOf = (db: Database) => {
+  const authenticate = createAuthenticateApiKey({ db });
+  return (key: string) => authenticate(key, true);
+};
 
 const outcome = (promise: Promise<unknown>) =>
   promise.then(
@@ -18,14 +25,20 @@ async function setup() {
   const signUp = createSignUp({ db, enabled: true });
   const apiKeys = createApiKeyUseCases({ db });
   const gob = await signUp({ userName: 'gob', email: 'gob@bluth.com' });
-  const second = await apiKeys.create(gob.user.id);
+  const second = await apiKeys.create(gob.user.id, {
+    name: '',
+    expireTime: '',
+    readOnly: false,
+    projectIds: [],
+    groups: [],
+  });
   const bob = await signUp({ userName: 'bob', email: 'bob@loblaw.com' });
   const [gobFirst, bobKey] = [(await apiKeys.list(gob.user.id))[0]!, (await apiKeys.list(bob.user.id))[0]!];
   return {
     db,
     gob: { ...gob, firstKeyId: gobFirst.id, second },
     bob: { ...bob, keyId: bobKey.id },
-    authenticate: createAuthenticateApiKey({ db }),
+    authenticate: authenticatorOf(db),
     enablement: createEnablementUseCases({ db }),
   };
 }
@@ -44,7 +57,7 @@ describe('operator switches', () => {
     const on = await enablement.setUser(gob.user.id, true);
     expect(on.enabled).toBe(true);
     expect(on.apiKeyHashes).toHaveLength(2);
-    expect((await authenticate(gob.apiKey)).id).toBe(gob.user.id);
+    expect((await authenticate(gob.apiKey)).user.id).toBe(gob.user.id);
   });
 
   it('disables one key of a user and leaves their others working; re-enabling restores it', async () => {

@@ -130,7 +130,13 @@ describe('invites, projects, API keys and PUT /me', () => {
   describe('API keys and PUT /me', () => {
     it("creates, lists and deletes the caller's keys; another user's key is 404", async () => {
       const keys = createApiKeyUseCases({ db });
-      const { apiKey, key } = await keys.create(owner.id);
+      const { apiKey, key } = await keys.create(owner.id, {
+        name: '',
+        expireTime: '',
+        readOnly: false,
+        projectIds: [],
+        groups: [],
+      });
       expect(apiKey).toMatchObject({ userId: owner.id, hint: key.slice(-4), enabled: true });
       expect(await keys.list(owner.id)).toEqual([apiKey]);
       await expect(keys.delete(maeby.id, apiKey.id)).rejects.toMatchObject({ kind: 'NotFound' });
@@ -140,7 +146,13 @@ describe('invites, projects, API keys and PUT /me', () => {
 
     it('updates the caller; clashes name the field; answers the key hashes', async () => {
       const keys = createApiKeyUseCases({ db });
-      const { key } = await keys.create(owner.id);
+      const { key } = await keys.create(owner.id, {
+        name: '',
+        expireTime: '',
+        readOnly: false,
+        projectIds: [],
+        groups: [],
+      });
       const update = createUpdateCurrentUser({ db });
       const result = await update(owner.id, { name: 'George Oscar', bio: 'Illusions', userName: 'goB2' });
       expect(result.user).toMatchObject({ name: 'George Oscar', bio: 'Illusions', userName: 'goB2' });

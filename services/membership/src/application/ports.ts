@@ -1,3 +1,4 @@
+import type { ApiKeyScope } from '../domain/api-key';
 import type { AccountOverrides } from '../domain/account';
 import type { AccessLevel, MembershipFacts } from '../domain/access';
 import type { NewProject } from '../domain/project';
@@ -51,12 +52,13 @@ export interface Invite {
   expiresAt: Date;
 }
 
-export interface ApiKey {
+export interface ApiKey extends ApiKeyScope {
   id: number;
   userId: number;
   hint: string;
   enabled: boolean;
   createdAt: Date;
+  lastUsedAt?: Date;
 }
 
 /** A partial change to a user (PUT /me); undefined = unchanged. */
@@ -83,8 +85,8 @@ export interface UserRepository {
   findByIds(ids: number[]): Promise<User[]>;
   /** By login name, ignoring case (users_user_name_lower_key). */
   findByUserName(userName: string): Promise<User | undefined>;
-  /** The user owning an enabled key with this hash, if the user is enabled too. */
-  findByApiKeyHash(keyHash: string): Promise<User | undefined>;
+  /** The enabled, unexpired key with this hash and its user, if the user is enabled too. */
+  findByApiKeyHash(keyHash: string): Promise<{ user: User; apiKey: ApiKey } | undefined>;
   /** Throws DomainError AlreadyExists naming `userName` or `email` on a clash; undefined when unknown. */
   update(id: number, changes: UserChanges): Promise<User | undefined>;
   /** Enables or disables the user (operator); the user and the new state, or undefined when unknown. */
@@ -92,7 +94,10 @@ export interface UserRepository {
 }
 
 export interface ApiKeyRepository {
-  insert(key: { userId: number; keyHash: string; hint: string }): Promise<ApiKey>;
+  /** A key with no scope given is read-write on everything, never expiring (sign-up's first key). */
+  insert(key: { userId: number; keyHash: string; hint: string; scope?: ApiKeyScope }): Promise<ApiKey>;
+  /** Raises each key's last use to the given time (never lowers it); unknown ids are skipped. */
+  recordUses(uses: ReadonlyArray<{ id: number; usedAt: Date }>): Promise<void>;
   /** The user's keys, id order (api_keys_user_idx). */
   listByUser(userId: number): Promise<ApiKey[]>;
   /** sha256 of each of the user's keys. */

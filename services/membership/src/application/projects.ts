@@ -28,6 +28,8 @@ export interface ListProjectsInput {
   includeMembers: boolean;
   /** `with=invites`: PermissionDenied unless the caller is admin of every project of the page. */
   includeInvites?: boolean;
+  /** Only these projects (the caller's key is limited to them); absent or empty = all of the caller's. */
+  onlyProjectIds?: number[];
 }
 
 /** The project list, update and delete (docs/compat.md §5.2, §6). */
@@ -48,8 +50,9 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
         const access = found && effectiveAccess(found.facts);
         return access !== undefined && hasAccess(access, 'admin');
       };
-      const all = (await db.repos.projects.listForUser(callerId)).filter((p) =>
-        matches(filter, () => p.name),
+      const only = input.onlyProjectIds?.length ? new Set(input.onlyProjectIds) : undefined;
+      const all = (await db.repos.projects.listForUser(callerId)).filter(
+        (p) => (!only || only.has(p.id)) && matches(filter, () => p.name),
       );
       const pageSize = Math.max(1, input.pageSize || 100);
       const page = Math.max(1, input.page || 1);

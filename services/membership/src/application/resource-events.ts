@@ -1,3 +1,4 @@
+import { actorKeyOf } from '@flowboard/service-kit';
 import {
   resourceChangedMessage,
   resourceSubject,
@@ -35,6 +36,7 @@ function publish(
     resourceChangedMessage('membership', {
       projectId: change.projectId,
       actorId: change.actorId,
+      ...actorKeyOf(change.actorId),
       type,
       subject: resourceSubject(...subject),
       // A proto message is a plain object; its interface just has no index signature.

@@ -2,7 +2,14 @@ import { DomainError } from '@flowboard/service-kit';
 import { InMemoryDatabase } from '../../test/fakes/in-memory-database';
 import { hashApiKey } from '../domain/secrets';
 import { createAuthenticateApiKey } from './authenticate-api-key';
+import type { Database } from './ports';
 import { createSignUp } from './sign-up';
+
+/** As a gateway that enforces scopes asks. */
+const authenticatorOf = (db: Database) => {
+  const authenticate = createAuthenticateApiKey({ db });
+  return (key: string) => authenticate(key, true);
+};
 
 const kindOf = (promise: Promise<unknown>) =>
   promise.then(
@@ -28,13 +35,13 @@ describe('sign-up and authentication', () => {
     ]);
     expect(JSON.stringify(db.state)).not.toContain(apiKey);
 
-    const authenticate = createAuthenticateApiKey({ db });
-    expect((await authenticate(`  ${apiKey.toUpperCase()} `)).id).toBe(user.id);
+    const authenticate = authenticatorOf(db);
+    expect((await authenticate(`  ${apiKey.toUpperCase()} `)).user.id).toBe(user.id);
   });
 
   it('refuses unknown, malformed and disabled keys', async () => {
     const { apiKey } = await createSignUp({ db, enabled: true })({ userName: 'gob', email: 'gob@bluth.com' });
-    const authenticate = createAuthenticateApiKey({ db });
+    const authenticate = authenticatorOf(db);
     expect(await kindOf(authenticate('0'.repeat(32)))).toMatch(/^Unauthenticated/);
     expect(await kindOf(authenticate('not a key'))).toMatch(/^Unauthenticated/);
     db.state.apiKeys[0]!.enabled = false;

@@ -1,31 +1,26 @@
 import type { Queryable } from '@flowboard/pg-kit';
+import type { ApiKeyScope } from '../domain/api-key';
 import type { ApiKey, ApiKeyRepository } from '../application/ports';
-
-interface ApiKeyRow {
-  id: number;
-  user_id: number;
-  hint: string;
-  enabled: boolean;
-  created_at: Date;
-}
-
-const COLUMNS = 'id, user_id, hint, enabled, created_at';
-
-const toApiKey = (r: ApiKeyRow): ApiKey => ({
-  id: r.id,
-  userId: r.user_id,
-  hint: r.hint,
-  enabled: r.enabled,
-  createdAt: r.created_at,
-});
+import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from './rows';
 
 export class PgApiKeyRepository implements ApiKeyRepository {
   constructor(private readonly db: Queryable) {}
 
-  async insert(key: { userId: number; keyHash: string; hint: string }): Promise<ApiKey> {
+  async insert(key: { userId: number; keyHash: string; hint: string; scope?: ApiKeyScope }): Promise<ApiKey> {
+    const scope = key.scope;
     const { rows } = await this.db.query<ApiKeyRow>(
-      `INSERT INTO api_keys (user_id, key_hash, hint) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
-      [key.userId, key.keyHash, key.hint],
+      `INSERT INTO api_keys AS k (user_id, key_hash, hint, name, expires_at, read_only, project_ids, scope_groups)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${API_KEY_COLUMNS}`,
+      [
+        key.userId,
+        key.keyHash,
+        key.hint,
+        scope?.name ?? '',
+        scope?.expiresAt ?? null,
+        scope?.readOnly ?? false,
+        scope?.projectIds ?? null,
+        scope?.groups ?? null,
+      ],
     );
     return toApiKey(rows[0] as ApiKeyRow);
   }
@@ -33,7 +28,7 @@ export class PgApiKeyRepository implements ApiKeyRepository {
   async listByUser(userId: number): Promise<ApiKey[]> {
     // api_keys_user_idx
     const { rows } = await this.db.query<ApiKeyRow>(
-      `SELECT ${COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY id`,
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys k WHERE k.user_id = $1 ORDER BY k.id`,
       [userId],
     );
     return rows.map(toApiKey);
@@ -64,10 +59,21 @@ export class PgApiKeyRepository implements ApiKeyRepository {
   ): Promise<{ apiKey: ApiKey; keyHash: string } | undefined> {
     // Primary key; as for deletes, another user's key is indistinguishable from a missing one.
     const { rows } = await this.db.query<ApiKeyRow & { key_hash: string }>(
-      `UPDATE api_keys SET enabled = $3 WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}, key_hash`,
+      `UPDATE api_keys AS k SET enabled = $3 WHERE k.id = $1 AND k.user_id = $2 RETURNING ${API_KEY_COLUMNS}, k.key_hash`,
       [id, userId, enabled],
     );
     const row = rows[0];
     return row && { apiKey: toApiKey(row), keyHash: row.key_hash };
+  }
+
+  async recordUses(uses: ReadonlyArray<{ id: number; usedAt: Date }>): Promise<void> {
+    if (uses.length === 0) return;
+    // Primary key per row; GREATEST so a late batch from a slow replica never moves a time back.
+    await this.db.query(
+      `UPDATE api_keys AS k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
+         FROM unnest($1::bigint[], $2::timestamptz[]) AS u (id, used_at)
+        WHERE k.id = u.id`,
+      [uses.map((u) => u.id), uses.map((u) => u.usedAt)],
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { isAccessLevel, type AccessLevel } from '../domain/access';
-import type { Invite, Project, Role, User } from '../application/ports';
+import type { ApiKey, Invite, Project, Role, User } from '../application/ports';
 
 /** Column lists and row → record mapping, shared by the repositories. */
 export const USER_COLUMNS = 'u.id, u.name, u.user_name, u.email, u.bio, u.created_at';
@@ -91,3 +91,52 @@ export const toInvite = (r: InviteRow): Invite => ({
   createdAt: r.created_at,
   expiresAt: r.expires_at,
 });
+
+const API_KEY_FIELDS = [
+  'id',
+  'user_id',
+  'hint',
+  'enabled',
+  'created_at',
+  'name',
+  'expires_at',
+  'read_only',
+  'project_ids',
+  'scope_groups',
+  'last_used_at',
+] as const;
+export const API_KEY_COLUMNS = API_KEY_FIELDS.map((f) => `k.${f}`).join(', ');
+/** The key's columns beside another table's (a user's): each prefixed `key_`, read back by `toPrefixedApiKey`. */
+export const PREFIXED_API_KEY_COLUMNS = API_KEY_FIELDS.map((f) => `k.${f} AS key_${f}`).join(', ');
+
+export interface ApiKeyRow {
+  id: number;
+  user_id: number;
+  hint: string;
+  enabled: boolean;
+  created_at: Date;
+  name: string;
+  expires_at: Date | null;
+  read_only: boolean;
+  /** bigint[]: node-postgres hands the elements over as strings. */
+  project_ids: string[] | null;
+  scope_groups: string[] | null;
+  last_used_at: Date | null;
+}
+
+export const toApiKey = (r: ApiKeyRow): ApiKey => ({
+  id: r.id,
+  userId: r.user_id,
+  hint: r.hint,
+  enabled: r.enabled,
+  createdAt: r.created_at,
+  name: r.name,
+  readOnly: r.read_only,
+  ...(r.expires_at ? { expiresAt: r.expires_at } : {}),
+  ...(r.project_ids ? { projectIds: r.project_ids.map(Number) } : {}),
+  ...(r.scope_groups ? { groups: r.scope_groups } : {}),
+  ...(r.last_used_at ? { lastUsedAt: r.last_used_at } : {}),
+});
+
+export const toPrefixedApiKey = (r: Record<string, unknown>): ApiKey =>
+  toApiKey(Object.fromEntries(API_KEY_FIELDS.map((f) => [f, r[`key_${f}`]])) as unknown as ApiKeyRow);

@@ -1,8 +1,8 @@
 import { isPgError, PG_UNIQUE_VIOLATION, type Queryable } from '@flowboard/pg-kit';
 import { DomainError } from '@flowboard/service-kit';
-import type { User, UserChanges, UserRepository } from '../application/ports';
+import type { ApiKey, User, UserChanges, UserRepository } from '../application/ports';
 import type { NewUser } from '../domain/user';
-import { toUser, USER_COLUMNS, type UserRow } from './rows';
+import { PREFIXED_API_KEY_COLUMNS, toPrefixedApiKey, toUser, USER_COLUMNS, type UserRow } from './rows';
 
 // Unique indexes (0001_init.sql) → the request field they protect.
 const UNIQUE_FIELDS: Record<string, string> = {
@@ -83,12 +83,16 @@ export class PgUserRepository implements UserRepository {
     return rows[0] && toUser(rows[0]);
   }
 
-  async findByApiKeyHash(keyHash: string): Promise<User | undefined> {
-    const { rows } = await this.db.query<UserRow>(
-      `SELECT ${USER_COLUMNS} FROM api_keys k JOIN users u ON u.id = k.user_id
-        WHERE k.key_hash = $1 AND k.enabled AND u.enabled`,
+  async findByApiKeyHash(keyHash: string): Promise<{ user: User; apiKey: ApiKey } | undefined> {
+    // api_keys_key_hash_key: one row of each table. An expired key is as unknown as a deleted one, from its
+    // expiry on.
+    const { rows } = await this.db.query<UserRow & Record<string, unknown>>(
+      `SELECT ${USER_COLUMNS}, ${PREFIXED_API_KEY_COLUMNS}
+         FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.key_hash = $1 AND k.enabled AND u.enabled AND (k.expires_at IS NULL OR k.expires_at > now())`,
       [keyHash],
     );
-    return rows[0] && toUser(rows[0]);
+    const row = rows[0];
+    return row && { user: toUser(row), apiKey: toPrefixedApiKey(row) };
   }
 }

@@ -46,6 +46,12 @@ export const toApiKeyMessage = (key: ApiKey): membership.ApiKey => ({
   create_time: formatTimestamp(key.createdAt),
   enabled: key.enabled,
   hint: key.hint,
+  name: key.name,
+  expire_time: key.expiresAt ? formatTimestamp(key.expiresAt) : '',
+  read_only: key.readOnly,
+  project_ids: key.projectIds ?? [],
+  groups: key.groups ?? [],
+  last_use_time: key.lastUsedAt ? formatTimestamp(key.lastUsedAt) : '',
 });
 
 export function toAccountMessage(account: AccountView): membership.Account {

@@ -70,9 +70,10 @@ export function createMembershipHandlers(
       return { user: toUserMessage(user), api_key: apiKey };
     }),
 
-    AuthenticateApiKey: handle(async (req: membership.AuthenticateApiKeyRequest__Output) => ({
-      user: toUserMessage(await useCases.authenticateApiKey(req.api_key)),
-    })),
+    AuthenticateApiKey: handle(async (req: membership.AuthenticateApiKeyRequest__Output) => {
+      const { user, apiKey } = await useCases.authenticateApiKey(req.api_key, req.enforces_scopes);
+      return { user: toUserMessage(user), api_key: toApiKeyMessage(apiKey) };
+    }),
 
     GetCurrentUser: handle(async (_req: membership.GetCurrentUserRequest__Output, ctx) => ({
       user: toUserMessage(await useCases.getCurrentUser(requireUser(ctx))),
@@ -279,6 +280,7 @@ export function createMembershipHandlers(
         includeRoles: req.include_roles,
         includeMembers: req.include_members,
         includeInvites: req.include_invites,
+        onlyProjectIds: req.only_project_ids.map(Number),
       });
       return {
         projects: entries.map((e) => ({
@@ -320,14 +322,27 @@ export function createMembershipHandlers(
       api_keys: (await useCases.apiKeys.list(requireUser(ctx))).map(toApiKeyMessage),
     })),
 
-    CreateApiKey: handle(async (_req: membership.CreateApiKeyRequest__Output, ctx) => {
-      const { apiKey, key } = await useCases.apiKeys.create(requireUser(ctx));
+    CreateApiKey: handle(async (req: membership.CreateApiKeyRequest__Output, ctx) => {
+      const { apiKey, key } = await useCases.apiKeys.create(requireUser(ctx), {
+        name: req.name,
+        expireTime: req.expire_time,
+        readOnly: req.read_only,
+        projectIds: req.project_ids.map(Number),
+        groups: req.groups,
+      });
       return { api_key: toApiKeyMessage(apiKey), key };
     }),
 
     DeleteApiKey: handle(async (req: membership.DeleteApiKeyRequest__Output, ctx) => {
       const { keyHash } = await useCases.apiKeys.delete(requireUser(ctx), req.api_key_id);
       return { key_hash: keyHash };
+    }),
+
+    RecordApiKeyUse: handle(async (req: membership.RecordApiKeyUseRequest__Output) => {
+      await useCases.apiKeys.recordUses(
+        req.uses.map((u) => ({ id: Number(u.api_key_id), usedAt: new Date(u.use_time) })),
+      );
+      return {};
     }),
 
     UpdateCurrentUser: handle(async (req: membership.UpdateCurrentUserRequest__Output, ctx) => {

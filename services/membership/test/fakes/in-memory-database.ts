@@ -1,5 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import type {
+  ApiKey,
   Database,
   Invite,
   OutboxMessage,
@@ -17,14 +18,7 @@ import { isPending } from '../../src/domain/invite';
 
 interface State {
   users: Array<User & { enabled: boolean }>;
-  apiKeys: Array<{
-    id: number;
-    userId: number;
-    keyHash: string;
-    hint: string;
-    enabled: boolean;
-    createdAt: Date;
-  }>;
+  apiKeys: Array<ApiKey & { keyHash: string }>;
   projects: Project[];
   projectMembers: Array<{ projectId: number; userId: number }>;
   roles: Role[];
@@ -163,9 +157,13 @@ export class InMemoryDatabase implements Database {
           return user && strip(user);
         },
         findByApiKeyHash: async (hash) => {
-          const key = s().apiKeys.find((k) => k.keyHash === hash && k.enabled);
+          const key = s().apiKeys.find(
+            (k) => k.keyHash === hash && k.enabled && (!k.expiresAt || k.expiresAt > this.now),
+          );
           const u = key && s().users.find((x) => x.id === key.userId && x.enabled);
-          return u && strip(u);
+          if (!key || !u) return undefined;
+          const { keyHash: _hash, ...apiKey } = key;
+          return { user: strip(u), apiKey };
         },
         update: async (userId, changes) => {
           const st = s();
@@ -191,11 +189,23 @@ export class InMemoryDatabase implements Database {
         },
       },
       apiKeys: {
-        insert: async (key) => {
-          const row = { id: id(), ...key, enabled: true, createdAt: this.now };
+        insert: async ({ scope, ...key }) => {
+          const row = {
+            id: id(),
+            ...key,
+            ...(scope ?? { name: '', readOnly: false }),
+            enabled: true,
+            createdAt: this.now,
+          };
           s().apiKeys.push(row);
           const { keyHash: _hash, ...record } = row;
           return record;
+        },
+        recordUses: async (uses) => {
+          for (const use of uses) {
+            const key = s().apiKeys.find((k) => k.id === use.id);
+            if (key && (!key.lastUsedAt || key.lastUsedAt < use.usedAt)) key.lastUsedAt = use.usedAt;
+          }
         },
         listByUser: async (userId) =>
           s()

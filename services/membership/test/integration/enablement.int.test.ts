@@ -84,6 +84,13 @@ describe('SetApiKeyEnabled', () => {
       create_time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
       enabled: false,
       hint: second.key.slice(-4),
+      // Made without a scope: no name, no expiry, no limit, never used.
+      name: '',
+      expire_time: '',
+      read_only: false,
+      project_ids: [],
+      groups: [],
+      last_use_time: '',
     });
     expect(await authenticates(second.key)).toBe(status.UNAUTHENTICATED);
     expect(await authenticates(first.key)).toBe('OK');

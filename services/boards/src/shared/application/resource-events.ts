@@ -1,3 +1,4 @@
+import { actorKeyOf } from '@flowboard/service-kit';
 import {
   resourceChangedMessage,
   resourceSubject,
@@ -67,7 +68,9 @@ function publish(
 ): Promise<void> {
   // A proto message is a plain object; its interface just has no index signature.
   const resource = change.resource as Record<string, unknown>;
-  return outbox.enqueue(resourceChangedMessage('boards', { ...change, resource }));
+  return outbox.enqueue(
+    resourceChangedMessage('boards', { ...change, ...actorKeyOf(change.actorId), resource }),
+  );
 }
 
 /** Wakes the outbox relay once a transaction that wrote events has committed (it publishes now, not later). */

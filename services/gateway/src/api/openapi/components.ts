@@ -1,5 +1,6 @@
 import { int, resource, SHARED_SCHEMAS, str, type ResourceSchemas, type Schema } from '../schema';
 import { adminSchemas } from '../resources/admin.schemas';
+import { apiKeySchemas } from '../resources/api-keys.schemas';
 import { attachmentSchemas } from '../resources/attachments.schemas';
 import { commentSchemas } from '../resources/comments.schemas';
 import { eventSchemas } from '../resources/events.schemas';
@@ -53,6 +54,7 @@ const PROBLEM: Schema = resource(
 const SETS: readonly ResourceSchemas[] = [
   SHARED_SCHEMAS,
   userSchemas,
+  apiKeySchemas,
   metricSchemas,
   projectSchemas,
   storySchemas,
@@ -78,6 +80,7 @@ const PAGE_ORDER: readonly ResourceSchemas[] = [
   roleSchemas,
   inviteSchemas,
   userSchemas,
+  apiKeySchemas,
   webhookSchemas,
 ];
 

@@ -5,6 +5,7 @@ import {
   type FilterSet,
   type Operation as DeclaredOperation,
 } from '../operation';
+import { scopeName } from '../../authz/scopes';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../wire/idempotency-key';
 import { ENRICHMENTS, OPERATIONS } from '../resources';
 import { componentSchemas } from './components';
@@ -307,6 +308,8 @@ function operation(op: Operation): Schema {
     ...(op.body ? { requestBody: requestBody(op) } : {}),
     responses,
     'x-flowboard-access': op.access,
+    // The scope a key needs (README "Scoped API keys"); a key without it gets 403 `insufficient-scope`.
+    ...(op.scope ? { 'x-flowboard-scope': scopeName(op.scope) } : {}),
     ...(op.addition ? { 'x-flowboard-addition': true } : {}),
   };
 }
@@ -331,6 +334,8 @@ const PARTIAL_UPDATES = new Set([
   'AttachmentRename',
   'RoleUpdate',
   'WebhookUpdate',
+  // Every field optional, and no body at all makes a key as before scopes.
+  'ApiKeyCreate',
 ]);
 
 const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };

@@ -132,7 +132,7 @@ export function adminHandlers({ membership, files, apiKeys, operatorToken }: Rou
  * This resource's operations, each declared once: the router and the OpenAPI document are built from them.
  * `operator` access: the operator token, not an API key; the handlers check it (404 when OPERATOR_TOKEN is unset).
  */
-export const adminOperations = resourceOperations('Operator', adminHandlers, [
+export const adminOperations = resourceOperations('Operator', 'any', adminHandlers, [
   put(`${V1}/admin/accounts/:userId`, 'updateAccount', "Set an account's limits", {
     access: 'operator',
     body: 'AccountLimits',

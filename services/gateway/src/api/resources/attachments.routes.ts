@@ -43,7 +43,11 @@ const attachmentReply = (attachment: filesProto.Attachment__Output | null) => {
 export function attachmentHandlers({ boards, files, filesProxy, membership }: RouteDeps) {
   const internalPath = (call: Call) =>
     `/internal/projects/${call.project.projectId}/stories/${call.id('storyId')}/attachments`;
-  const identity = (call: Call) => ({ userId: call.user.id, requestId: call.requestId });
+  const identity = (call: Call) => ({
+    userId: call.user.id,
+    apiKey: { id: call.key.id, name: call.key.name },
+    requestId: call.requestId,
+  });
 
   /** Sub-resource check: a missing story is 404 before the body is looked at. */
   const requireStory = (call: Call) =>
@@ -198,7 +202,7 @@ function attachmentItems(body: unknown): AttachmentRecord[] {
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const attachmentOperations = resourceOperations('Attachments', attachmentHandlers, [
+export const attachmentOperations = resourceOperations('Attachments', 'attachments', attachmentHandlers, [
   get(`${S}/attachments`, 'listAttachments', 'List attachments', {
     access: 'Read',
     ok: { page: 'Attachment' },

@@ -100,7 +100,7 @@ export function commentHandlers({ boards, users: directory }: RouteDeps) {
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const commentOperations = resourceOperations('Comments', commentHandlers, [
+export const commentOperations = resourceOperations('Comments', 'comments', commentHandlers, [
   get(`${S}/comments`, 'listComments', 'List comments', {
     access: 'Read',
     cached: servableFromCache,

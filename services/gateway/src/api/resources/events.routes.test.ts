@@ -207,7 +207,7 @@ function setup(options: Setup = {}) {
     ...options.stream,
   };
   const stream: ChangeStream = changeStream(settings, {
-    apiKeys: { authenticate: () => authenticate() },
+    apiKeys: { authenticate: async () => ({ user: await authenticate() }) },
     access: {
       async resolve() {
         try {
@@ -500,7 +500,10 @@ describe('GET P/events as server-sent events', () => {
         maxStreamsPerKey: 1,
         longPollMaxWaitMs: 1000,
       },
-      { apiKeys: { authenticate: async () => USER }, access: { resolve: async () => ({}) as ProjectAccess } },
+      {
+        apiKeys: { authenticate: async () => ({ user: USER }) },
+        access: { resolve: async () => ({}) as ProjectAccess },
+      },
     );
     const call = (res = new FakeResponse()) =>
       createCall(

@@ -41,7 +41,7 @@ const POSITION_SCHEMA = {
 };
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const eventOperations = resourceOperations('Change stream', eventHandlers, [
+export const eventOperations = resourceOperations('Change stream', 'stories', eventHandlers, [
   get(`${P}/events`, 'streamProjectEvents', "Stream a project's changes", {
     access: 'Read',
     ok: { stream: 'EventBatch' },

@@ -40,7 +40,8 @@ export const eventSchemas: ResourceSchemas = {
         actor: {
           type: 'object',
           description:
-            'The user who made the change, as the API embeds users; `{id: 0}` for a system action.',
+            'The user who made the change, as the API embeds users, with `apiKey: {id, name}`, the API key it ' +
+            'was made with (its name as it was then); `{id: 0}` for a system action.',
         },
         story: {
           type: 'object',

@@ -1,6 +1,7 @@
 import type { Operation, Resource, VocabularyName } from '../operation';
 import type { Route } from '../router';
 import { adminOperations } from './admin.routes';
+import { apiKeyOperations } from './api-keys.routes';
 import { attachmentOperations } from './attachments.routes';
 import { commentOperations } from './comments.routes';
 import type { RouteDeps } from './deps';
@@ -24,6 +25,7 @@ import { webhookOperations } from './webhooks.routes';
  */
 const RESOURCES: ReadonlyArray<Resource<RouteDeps>> = [
   userOperations,
+  apiKeyOperations,
   meStoryOperations,
   adminOperations,
   projectOperations,

@@ -74,7 +74,7 @@ export function inviteHandlers({ membership, access }: RouteDeps) {
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const inviteOperations = resourceOperations('Invites', inviteHandlers, [
+export const inviteOperations = resourceOperations('Invites', 'administration', inviteHandlers, [
   get(`${P}/invites`, 'listInvites', 'List invites', {
     access: 'Admin',
     ok: { page: 'Invite' },
@@ -101,6 +101,8 @@ export const inviteOperations = resourceOperations('Invites', inviteHandlers, [
   }),
   post(`${V1}/invites/:token(text)/accept`, 'acceptInvite', 'Accept an invite', {
     access: 'key',
+    group: 'account',
+    reachesNewProject: true,
     with: 'none',
     ok: { one: 'Project' },
     errors: [402],

@@ -1,3 +1,6 @@
+import type { CallerKey } from '../../authz/api-keys';
+import { insufficientScope } from '../../authz/scope-problem';
+import { missingScope, reachesProject } from '../../authz/scopes';
 import type { boards } from '@flowboard/proto';
 import { type Dto, storyDto, storyUserIds } from '@flowboard/representation';
 import { pageDto } from '../../wire/page';
@@ -16,10 +19,13 @@ import { V1 } from './paths';
 export function meStoryHandlers(deps: RouteDeps) {
   const { membership, boards } = deps;
 
-  /** ONE membership call: the projects the caller may read, with their names (for `project {id, name}`). */
-  async function readableProjects(): Promise<Map<number, string>> {
+  /**
+   * ONE membership call: the projects the caller may read with this key (one limited to some projects reaches
+   * only those), with their names (for `project {id, name}`).
+   */
+  async function readableProjects(key: CallerKey): Promise<Map<number, string>> {
     const { projects } = await membership.listReadableProjects({});
-    return new Map(projects.map((p) => [p.id, p.name]));
+    return new Map(projects.filter((p) => reachesProject(key.scope, p.id)).map((p) => [p.id, p.name]));
   }
 
   /** Full story DTOs. Without enrichments: one BatchGetUsers for the page; with them, one batch per project. */
@@ -54,7 +60,7 @@ export function meStoryHandlers(deps: RouteDeps) {
     async list(call: Call): Promise<Reply> {
       const enrich = call.enrichments(STORY_ENRICHMENTS);
       const paging = call.paging();
-      const names = await readableProjects();
+      const names = await readableProjects(call.key);
       const { stories, total_items } = await boards.listOwnedStories({
         owner_id: call.user.id,
         project_ids: [...names.keys()],
@@ -75,11 +81,15 @@ export function meStoryHandlers(deps: RouteDeps) {
 export async function ownedStoryRefs(
   { membership, boards }: Pick<RouteDeps, 'membership' | 'boards'>,
   userId: number,
+  key: CallerKey,
 ): Promise<Dto[]> {
+  // The stories of the board: a key must be allowed to read them (`stories`), in the projects it reaches.
+  const missing = missingScope(key.scope, { group: 'stories', write: false });
+  if (missing) throw insufficientScope(missing, `This API key lacks the scope '${missing}' (with=stories).`);
   const { projects } = await membership.listReadableProjects({});
   const { stories } = await boards.listOwnedStories({
     owner_id: userId,
-    project_ids: projects.map((p) => p.id),
+    project_ids: projects.map((p) => p.id).filter((id) => reachesProject(key.scope, id)),
     where: '',
     page: 1,
     page_size: 1,
@@ -92,7 +102,7 @@ export async function ownedStoryRefs(
  * This resource's operations, each declared once: the router and the OpenAPI document are built from them.
  * The caller's stories across the projects they may read: no project in the path, so no access check here.
  */
-export const meStoryOperations = resourceOperations('Users and API keys', meStoryHandlers, [
+export const meStoryOperations = resourceOperations('Users and API keys', 'stories', meStoryHandlers, [
   get(`${V1}/me/stories`, 'listMyStories', 'List my stories', {
     access: 'key',
     with: 'story',

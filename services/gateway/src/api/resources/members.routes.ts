@@ -70,9 +70,10 @@ export function memberHandlers({ membership, access }: RouteDeps) {
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const memberOperations = resourceOperations('Projects and members', memberHandlers, [
+export const memberOperations = resourceOperations('Projects and members', 'administration', memberHandlers, [
   get(`${P}/members`, 'listMembers', 'List members', {
     access: 'Read',
+    group: 'any',
     where: 'user',
     ok: { page: 'User' },
     handler: 'list',
@@ -87,6 +88,7 @@ export const memberOperations = resourceOperations('Projects and members', membe
   }),
   get(`${P}/members/:user(text)`, 'getMember', 'Get a member', {
     access: 'Read',
+    group: 'any',
     ok: { one: 'User' },
     handler: 'get',
   }),

@@ -241,7 +241,7 @@ export function phaseHandlers(deps: RouteDeps) {
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const phaseOperations = resourceOperations('Phases', phaseHandlers, [
+export const phaseOperations = resourceOperations('Phases', 'stories', phaseHandlers, [
   get(`${P}/phases`, 'listPhases', 'List phases', {
     access: 'Read',
     cached: servableFromCache,

@@ -123,6 +123,8 @@ export function projectHandlers(deps: RouteDeps) {
         include_members: enrich.has('members'),
         // Membership refuses (403) unless the caller is admin of every project of the page.
         include_invites: enrich.has('invites'),
+        // A key limited to some projects lists only those.
+        only_project_ids: [...(call.key.scope.projects ?? [])],
       });
       const projectIds = projects.flatMap((entry) => (entry.project ? [entry.project.id] : []));
       const [metrics, phases] = await Promise.all([
@@ -197,48 +199,56 @@ export function projectHandlers(deps: RouteDeps) {
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const projectOperations = resourceOperations('Projects and members', projectHandlers, [
-  get(`${V1}/projects`, 'listProjects', 'List projects', {
-    access: 'key',
-    with: 'project',
-    where: 'project',
-    ok: { page: 'Project' },
-    description: "The caller's projects, at any access level.",
-    handler: 'list',
-  }),
-  post(`${V1}/projects`, 'createProject', 'Create a project', {
-    access: 'key',
-    with: 'project',
-    body: 'ProjectCreate',
-    ok: { one: 'Project' },
-    addition: true,
-    description:
-      'The caller becomes the owner and joins a new "Administrators" role; a "Members" role and the ' +
-      'default phases are created too.',
-    handler: 'create',
-  }),
-  get(P, 'getProject', 'Get a project', {
-    access: 'Read',
-    conditional: true,
-    with: 'project',
-    ok: { one: 'Project' },
-    handler: 'get',
-  }),
-  put(P, 'updateProject', 'Update a project', {
-    access: 'Admin',
-    conditional: true,
-    with: 'project',
-    body: 'ProjectUpdate',
-    ok: { one: 'Project' },
-    handler: 'update',
-  }),
-  // Owner only; the handler refuses other admins with 403 (docs/compat.md §6).
-  del(P, 'deleteProject', 'Delete a project', {
-    access: 'Admin',
-    conditional: true,
-    ok: 'empty',
-    addition: true,
-    description: 'Owner only (other admins get 403). Deletes everything, stored files included.',
-    handler: 'delete',
-  }),
-]);
+export const projectOperations = resourceOperations(
+  'Projects and members',
+  'administration',
+  projectHandlers,
+  [
+    get(`${V1}/projects`, 'listProjects', 'List projects', {
+      access: 'key',
+      group: 'any',
+      with: 'project',
+      where: 'project',
+      ok: { page: 'Project' },
+      description: "The caller's projects, at any access level.",
+      handler: 'list',
+    }),
+    post(`${V1}/projects`, 'createProject', 'Create a project', {
+      access: 'key',
+      reachesNewProject: true,
+      with: 'project',
+      body: 'ProjectCreate',
+      ok: { one: 'Project' },
+      addition: true,
+      description:
+        'The caller becomes the owner and joins a new "Administrators" role; a "Members" role and the ' +
+        'default phases are created too.',
+      handler: 'create',
+    }),
+    get(P, 'getProject', 'Get a project', {
+      access: 'Read',
+      group: 'any',
+      conditional: true,
+      with: 'project',
+      ok: { one: 'Project' },
+      handler: 'get',
+    }),
+    put(P, 'updateProject', 'Update a project', {
+      access: 'Admin',
+      conditional: true,
+      with: 'project',
+      body: 'ProjectUpdate',
+      ok: { one: 'Project' },
+      handler: 'update',
+    }),
+    // Owner only; the handler refuses other admins with 403 (docs/compat.md §6).
+    del(P, 'deleteProject', 'Delete a project', {
+      access: 'Admin',
+      conditional: true,
+      ok: 'empty',
+      addition: true,
+      description: 'Owner only (other admins get 403). Deletes everything, stored files included.',
+      handler: 'delete',
+    }),
+  ],
+);

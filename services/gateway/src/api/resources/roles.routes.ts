@@ -166,7 +166,7 @@ export function roleHandlers({ membership, access }: RouteDeps) {
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const roleOperations = resourceOperations('Roles', roleHandlers, [
+export const roleOperations = resourceOperations('Roles', 'administration', roleHandlers, [
   get(`${P}/roles`, 'listRoles', 'List roles', {
     access: 'Read',
     where: 'role',

@@ -252,7 +252,7 @@ function newTasks(fields: Fields): boards.NewTask[] {
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const storyOperations = resourceOperations('Stories', storyHandlers, [
+export const storyOperations = resourceOperations('Stories', 'stories', storyHandlers, [
   get(`${P}/stories`, 'listStories', 'List stories', {
     access: 'Read',
     cached: servableFromCache,

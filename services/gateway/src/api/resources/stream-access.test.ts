@@ -27,7 +27,10 @@ describe('StreamSlots: open streams per key', () => {
 describe('checkAccess', () => {
   const user = { id: 7 } as membership.User__Output;
   const caller = { rawKey: 'k', keyHash: 'h', projectId: 1, needed: 'Read' as const };
-  const deps = (access: () => Promise<ProjectAccess>, authenticate = async () => user): AccessCheckDeps => ({
+  const deps = (
+    access: () => Promise<ProjectAccess>,
+    authenticate = async () => ({ user }),
+  ): AccessCheckDeps => ({
     apiKeys: { authenticate },
     access: { resolve: access },
     refreshEpoch: async () => undefined,
@@ -66,7 +69,7 @@ describe('checkAccess', () => {
     const order: string[] = [];
     await checkAccess(
       {
-        apiKeys: { authenticate: async () => (order.push('key'), user) },
+        apiKeys: { authenticate: async () => (order.push('key'), { user }) },
         access: { resolve: async () => (order.push('access'), level('read')()) },
         refreshEpoch: async () => void order.push('epoch'),
       },

@@ -44,7 +44,7 @@ export class StreamSlots {
 
 /** The calls an access check makes (ApiKeyAuthenticator, ProjectAccessResolver, CacheEpoch). */
 export interface AccessCheckDeps {
-  apiKeys: { authenticate(rawKey: string, keyHash?: string): Promise<membership.User__Output> };
+  apiKeys: { authenticate(rawKey: string, keyHash?: string): Promise<{ user: membership.User__Output }> };
   access: { resolve(projectId: number, userId: number): Promise<ProjectAccess> };
   /** Reads the cache epoch (never rejects): local decisions dropped by an invalidation are not used after it. */
   refreshEpoch(): Promise<void>;
@@ -71,7 +71,7 @@ const LOST_KINDS = new Set(['Unauthenticated', 'NotFound', 'PermissionDenied']);
 export async function checkAccess(deps: AccessCheckDeps, caller: StreamCaller): Promise<AccessVerdict> {
   try {
     await deps.refreshEpoch();
-    const user = await deps.apiKeys.authenticate(caller.rawKey, caller.keyHash);
+    const { user } = await deps.apiKeys.authenticate(caller.rawKey, caller.keyHash);
     const access = await deps.access.resolve(caller.projectId, user.id);
     if (!allows(access.access, caller.needed)) {
       return {

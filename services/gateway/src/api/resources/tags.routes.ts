@@ -269,7 +269,7 @@ export function tagHandlers(deps: RouteDeps) {
  * This resource's operations, each declared once: the router and the OpenAPI document are built from them.
  * `{tag}` is an id or a URL-encoded name (docs/compat.md §5.5); a story's own tags are under `S/tags`.
  */
-export const tagOperations = resourceOperations('Tags', tagHandlers, [
+export const tagOperations = resourceOperations('Tags', 'stories', tagHandlers, [
   get(`${P}/tags`, 'listTags', 'List tags', {
     access: 'Read',
     cached: servableFromCache,

@@ -123,7 +123,7 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const taskOperations = resourceOperations('Tasks', taskHandlers, [
+export const taskOperations = resourceOperations('Tasks', 'stories', taskHandlers, [
   get(`${S}/tasks`, 'listTasks', 'List tasks', {
     access: 'Read',
     cached: servableFromCache,

@@ -1,12 +1,11 @@
 import { DomainError } from '@flowboard/service-kit';
-import { accountDto, apiKeyDto, signedUpUserDto, userDto } from '@flowboard/representation';
-import { pageOf } from '../../wire/page';
+import { accountDto, signedUpUserDto, userDto } from '@flowboard/representation';
 import type { Call } from '../call';
 import { optionalString, requiredString } from '../../wire/fields';
-import { empty, page, resource, type Reply } from '../../wire/respond';
+import { resource, type Reply } from '../../wire/respond';
 import type { RouteDeps } from './deps';
 import { ownedStoryRefs } from './me-stories.routes';
-import { del, get, post, put, resourceOperations } from '../operation';
+import { get, post, put, resourceOperations } from '../operation';
 import { V1 } from './paths';
 
 /** Sign-up (`POST /api/v1/users`, no key) and the current user (`/api/v1/me`). */
@@ -31,7 +30,7 @@ export function userHandlers({ membership, files, apiKeys, boards, users }: Rout
       const enrich = call.enrichments({ names: ['stories'] });
       const [{ user }, stories] = await Promise.all([
         membership.getCurrentUser({}),
-        enrich.has('stories') ? ownedStoryRefs({ membership, boards }, call.user.id) : undefined,
+        enrich.has('stories') ? ownedStoryRefs({ membership, boards }, call.user.id, call.key) : undefined,
       ]);
       if (!user) throw new DomainError('Internal', 'GetCurrentUser returned no user');
       return resource('user', { ...userDto(user), stories });
@@ -72,40 +71,11 @@ export function userHandlers({ membership, files, apiKeys, boards, users }: Rout
       if (!account) throw new DomainError('Internal', 'GetAccount returned no account');
       return resource('account', accountDto(account, storage));
     },
-
-    /** `GET /me/apikeys` (docs/compat.md §6): `{id, createTime, enabled, hint}` each, id order. */
-    async listApiKeys(call: Call): Promise<Reply> {
-      call.enrichments({ names: [] });
-      const paging = call.paging();
-      const { api_keys } = await membership.listApiKeys({});
-      return page(
-        'apiKey',
-        pageOf(
-          api_keys.map((k) => apiKeyDto(k)),
-          paging,
-        ),
-      );
-    },
-
-    /** `POST /me/apikeys`: a new key; the full `key` appears in this response only. */
-    async createApiKey(call: Call): Promise<Reply> {
-      call.enrichments({ names: [] });
-      const { api_key, key } = await membership.createApiKey({});
-      if (!api_key) throw new DomainError('Internal', 'CreateApiKey returned no key');
-      return resource('apiKey', apiKeyDto(api_key, key));
-    },
-
-    /** `DELETE /me/apikeys/{id}`: immediate — the key's cached verification goes before we answer. */
-    async deleteApiKey(call: Call): Promise<Reply> {
-      const { key_hash } = await membership.deleteApiKey({ api_key_id: call.id('keyId') });
-      await apiKeys.forget([key_hash]);
-      return empty();
-    },
   };
 }
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const userOperations = resourceOperations('Users and API keys', userHandlers, [
+export const userOperations = resourceOperations('Users and API keys', 'account', userHandlers, [
   post(`${V1}/users`, 'signUp', 'Sign up', {
     access: 'public',
     body: 'SignUpRequest',
@@ -128,25 +98,6 @@ export const userOperations = resourceOperations('Users and API keys', userHandl
     ok: { one: 'User' },
     errors: [409],
     handler: 'update',
-  }),
-  get(`${V1}/me/apikeys`, 'listApiKeys', 'List my API keys', {
-    access: 'key',
-    ok: { page: 'ApiKey' },
-    addition: true,
-    handler: 'listApiKeys',
-  }),
-  post(`${V1}/me/apikeys`, 'createApiKey', 'Create an API key', {
-    access: 'key',
-    ok: { one: 'ApiKey' },
-    addition: true,
-    description: 'No body. The full `key` is in this response only.',
-    handler: 'createApiKey',
-  }),
-  del(`${V1}/me/apikeys/:keyId`, 'deleteApiKey', 'Delete an API key', {
-    access: 'key',
-    ok: 'empty',
-    addition: true,
-    handler: 'deleteApiKey',
   }),
   get(`${V1}/me/account`, 'getMyAccount', 'Get my account', {
     access: 'key',

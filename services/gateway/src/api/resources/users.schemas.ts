@@ -64,22 +64,6 @@ export const userSchemas: ResourceSchemas = {
       },
       { description: 'Flowboard addition (operator): the full user record plus `enabled`.' },
     ),
-    ApiKey: resource(
-      'apiKey',
-      ['id', 'createTime', 'enabled', 'hint'],
-      {
-        id: int(),
-        createTime: timestamp,
-        enabled: { type: 'boolean' },
-        hint: str('The last 4 characters of the key.'),
-        key: {
-          type: 'string',
-          pattern: '^[0-9a-f]{32}$',
-          description: 'The full key: only in the create response.',
-        },
-      },
-      { description: 'Flowboard addition.' },
-    ),
     Account: resource(
       'account',
       ['id', 'collaboratorsUsed', 'storageLimitBytes', 'storageUsedBytes'],
@@ -97,7 +81,7 @@ export const userSchemas: ResourceSchemas = {
       },
     ),
   },
-  pages: { UserPage: pageSchema('User', 'users'), ApiKeyPage: pageSchema('ApiKey', 'apiKeys') },
+  pages: { UserPage: pageSchema('User', 'users') },
   requests: {
     SignUpRequest: body(
       'user',

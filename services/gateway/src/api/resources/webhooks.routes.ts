@@ -180,7 +180,7 @@ export function webhookHandlers({ webhooks }: RouteDeps) {
 const W = `${P}/webhooks/:webhookId`;
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
-export const webhookOperations = resourceOperations('Webhooks', webhookHandlers, [
+export const webhookOperations = resourceOperations('Webhooks', 'administration', webhookHandlers, [
   get(`${P}/webhooks`, 'listWebhooks', 'List webhooks', {
     access: 'Admin',
     ok: { page: 'Webhook' },

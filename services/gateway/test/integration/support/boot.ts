@@ -58,6 +58,7 @@ export async function startHarness(): Promise<Harness> {
     FILES_HTTP_URL: `http://127.0.0.1:${filesHttpPort}`,
     WEBHOOKS_ADDR: `127.0.0.1:${webhooksPort}`,
     GRPC_DEADLINE_MS: '2000',
+    KEY_USE_FLUSH_SECONDS: '1',
     LOG_LEVEL: 'silent',
   };
   const apps: App[] = [];

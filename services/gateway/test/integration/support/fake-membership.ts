@@ -24,9 +24,13 @@ export class FakeMembership {
   readonly calls = new Calls();
   readonly users = new Map<number, User>();
   readonly keys = new Map<string, number>();
+  /** The key records AuthenticateApiKey answers, by key; a key not here is one made without a scope. */
+  readonly keyRecords = new Map<string, membership.ApiKey__Output>();
   /** API key id → the key, for DeleteApiKey. */
   readonly keyIds = new Map<number, string>();
   readonly projects = new Map<number, FakeProject>();
+  /** Every key use the gateways have sent (RecordApiKeyUse), in order. */
+  readonly keyUses: membership.ApiKeyUse__Output[] = [];
   /** The storage limit GetProjectAccount reports for every account without its own. */
   storageLimitBytes = 1024 * 1024 * 1024;
   /** Limits set by UpdateAccount, per user id. */
@@ -53,6 +57,16 @@ export class FakeMembership {
     const keyId = ++this.nextId;
     this.keyIds.set(keyId, key);
     return { user, key, keyId };
+  }
+
+  /** Another key of `user`, with the scope given (membership's record of it, as AuthenticateApiKey answers it). */
+  addKey(user: User, record: Partial<membership.ApiKey__Output>): { key: string; keyId: number } {
+    const key = randomBytes(16).toString('hex');
+    const keyId = ++this.nextId;
+    this.keys.set(key, user.id);
+    this.keyIds.set(keyId, key);
+    this.keyRecords.set(key, { ...keyRecord(keyId, key), ...record });
+    return { key, keyId };
   }
 
   addProject(owner: User, name: string): FakeProject {
@@ -101,7 +115,13 @@ export class FakeMembership {
         async (req: membership.AuthenticateApiKeyRequest__Output) => {
           const id = this.keys.get(req.api_key);
           if (id === undefined) throw new DomainError('Unauthenticated', 'unknown key');
-          return { user: this.users.get(id) };
+          const record = this.keyRecords.get(req.api_key);
+          if (record && !req.enforces_scopes) throw new DomainError('Unauthenticated', 'scoped key');
+          // A key from addUser is one made without a scope: read-write on everything, never expiring.
+          return {
+            user: this.users.get(id),
+            api_key: record ?? keyRecord(keyIdOf(this.keyIds, req.api_key), req.api_key),
+          };
         },
       ),
       GetCurrentUser: h('GetCurrentUser', async (_req, userId) => ({ user: this.users.get(userId()) })),
@@ -183,6 +203,10 @@ export class FakeMembership {
       }),
       ListApiKeys: h('ListApiKeys', notFaked),
       CreateApiKey: h('CreateApiKey', notFaked),
+      RecordApiKeyUse: h('RecordApiKeyUse', async (req: membership.RecordApiKeyUseRequest__Output) => {
+        this.keyUses.push(...req.uses);
+        return {};
+      }),
       DeleteApiKey: h('DeleteApiKey', async (req: membership.DeleteApiKeyRequest__Output, userId) => {
         const key = this.keyIds.get(Number(req.api_key_id));
         if (key === undefined || this.keys.get(key) !== userId())
@@ -265,3 +289,20 @@ export class FakeMembership {
     return fake;
   }
 }
+
+/** A key as membership lists one made without a scope. */
+const keyRecord = (id: number, key: string): membership.ApiKey__Output => ({
+  id,
+  create_time: '2026-01-01T00:00:00',
+  enabled: true,
+  hint: key.slice(-4),
+  name: '',
+  expire_time: '',
+  read_only: false,
+  project_ids: [],
+  groups: [],
+  last_use_time: '',
+});
+
+const keyIdOf = (keyIds: ReadonlyMap<number, string>, key: string): number =>
+  [...keyIds].find(([, k]) => k === key)?.[0] ?? 0;
