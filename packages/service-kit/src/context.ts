@@ -74,5 +74,6 @@ export const callerApiKey = (): ApiKeyRef | undefined => storage.getStore()?.api
  */
 export function actorKeyOf(actorId: number): { actorKey?: ApiKeyRef } {
   const actorKey = actorId > 0 ? callerApiKey() : undefined;
-  return actorKey ? { actorKey: { id: actorKey.id, name: actorKey.name } } : {};
+  // Id 0: a key a membership older than scoped keys vouched for, which it does not name.
+  return actorKey && actorKey.id > 0 ? { actorKey: { id: actorKey.id, name: actorKey.name } } : {};
 }

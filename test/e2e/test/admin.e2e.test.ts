@@ -163,6 +163,12 @@ describe('PUT /api/v1/admin/users/{userId}/apikeys/{keyId}', () => {
       createTime: expect.any(String),
       enabled: false,
       hint: second.key.slice(-4),
+      name: '', // made without a scope: no name, read-write on everything
+      access: 'readwrite',
+      // Used above: shown once a gateway has sent the use (every 30 s).
+      ...('lastUsedTime' in off.json
+        ? { lastUsedTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:]{8}$/) }
+        : {}),
     });
     expectUnauthorized(await api('/api/v1/me', { key: second.key }));
     expect(await status(first.key)).toBe(200);
@@ -182,7 +188,10 @@ describe('PUT /api/v1/admin/users/{userId}/apikeys/{keyId}', () => {
     const res = await put('<apiKey><enabled>false</enabled></apiKey>', XML_BODY, keyPath(owner.id, first.id));
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
-    expect(childNames(res.text, 'apiKey')).toEqual(sorted(['id', 'createTime', 'enabled', 'hint']));
+    // `lastUsedTime` too once a gateway has sent the key's use (every 30 s).
+    expect(childNames(res.text, 'apiKey').filter((n) => n !== 'lastUsedTime')).toEqual(
+      sorted(['id', 'name', 'createTime', 'enabled', 'hint', 'access']),
+    );
     expect(res.text).toContain('<enabled>false</enabled>');
     expect(await status(first.key)).toBe(401);
     expect(await status(second.key)).toBe(200);

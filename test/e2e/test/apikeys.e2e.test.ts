@@ -3,6 +3,9 @@ import { api, childNames, signUp, sorted, XML_HEADERS, type SignedUp } from './s
 /** `/me/apikeys` and `PUT /me` (docs/compat.md §5.1, §6). */
 jest.setTimeout(60_000);
 
+/** A key made without a scope, as listed: no expiry, limits or last use to show. */
+const KEY_FIELDS = ['id', 'name', 'createTime', 'enabled', 'hint', 'access'];
+
 let user: SignedUp;
 beforeAll(async () => {
   user = await signUp('keys');
@@ -12,7 +15,7 @@ describe('API keys', () => {
   it('creates (full key once), lists and deletes; a deleted key gets 401 on the very next request', async () => {
     const created = await api('/api/v1/me/apikeys', { method: 'POST', key: user.key });
     expect(created.status).toBe(200);
-    expect(Object.keys(created.json)).toEqual(['id', 'createTime', 'enabled', 'hint', 'key']);
+    expect(Object.keys(created.json)).toEqual([...KEY_FIELDS, 'key']);
     const newKey: string = created.json.key;
     expect(newKey).toMatch(/^[0-9a-f]{32}$/);
     expect(created.json.hint).toBe(newKey.slice(-4));
@@ -21,11 +24,17 @@ describe('API keys', () => {
     expect((await api('/api/v1/me', { key: newKey })).status).toBe(200);
     const list = await api('/api/v1/me/apikeys', { key: newKey });
     expect(list.json.totalItems).toBe(2);
-    for (const item of list.json.items)
-      expect(Object.keys(item)).toEqual(['id', 'createTime', 'enabled', 'hint']);
+    for (const item of list.json.items) {
+      // `lastUsedTime` shows once a gateway has sent the key's use (every 30 s): then in its place, a timestamp.
+      expect(Object.keys(item).filter((k) => k !== 'lastUsedTime')).toEqual(KEY_FIELDS);
+      if ('lastUsedTime' in item) {
+        expect(Object.keys(item).indexOf('lastUsedTime')).toBe(5);
+        expect(item.lastUsedTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+      }
+    }
     const xml = await api('/api/v1/me/apikeys', { key: user.key, headers: XML_HEADERS });
     expect(xml.text).toContain('<apiKeys>');
-    expect(childNames(xml.text, 'apiKey')).toEqual(sorted(['id', 'createTime', 'enabled', 'hint']));
+    expect(childNames(xml.text, 'apiKey').filter((n) => n !== 'lastUsedTime')).toEqual(sorted(KEY_FIELDS));
     expect(xml.text).not.toContain(newKey);
 
     const other = await signUp('keys-other');
@@ -42,7 +51,7 @@ describe('API keys', () => {
   it('POST in XML answers an <apiKey> root', async () => {
     const res = await api('/api/v1/me/apikeys', { method: 'POST', key: user.key, headers: XML_HEADERS });
     expect(res.status).toBe(200);
-    expect(childNames(res.text, 'apiKey')).toEqual(sorted(['id', 'createTime', 'enabled', 'hint', 'key']));
+    expect(childNames(res.text, 'apiKey')).toEqual(sorted([...KEY_FIELDS, 'key']));
   });
 });
 

@@ -35,7 +35,6 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 const textOf = (result: CallToolResult): string =>
   result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
-// Scoped keys (read-only, limited to projects or groups, expired) connect with connectMcp(key) the same way.
 describe('MCP: /mcp with a full key', () => {
   let owner: SignedUp;
   let project: { id: number; name: string };
@@ -347,5 +346,122 @@ describe('MCP: /mcp with a full key', () => {
     } finally {
       await local.close();
     }
+  });
+});
+
+describe('MCP: what a scoped key sees and may do', () => {
+  let owner: SignedUp;
+  let project: { id: number; name: string };
+  let other: { id: number; name: string };
+  let phases: Array<{ id: number; name: string }>;
+  const P = (id = project.id) => `/api/v1/projects/${id}`;
+  const makeKey = async (body: Record<string, unknown>) => {
+    const res = await api('/api/v1/me/apikeys', { method: 'POST', key: owner.key, body });
+    expect(res.status).toBe(200);
+    return res.json as { id: number; key: string };
+  };
+
+  beforeAll(async () => {
+    owner = await signUp('mcp-scoped');
+    project = await createProject(owner.key, 'Scoped agents');
+    other = await createProject(owner.key, 'Off limits');
+    phases = (await api(`${P()}?with=phases`, { key: owner.key })).json.phases;
+  });
+
+  it('a read-only key lists only read tools, reads the board, and cannot change it', async () => {
+    const story = await api(`${P()}/stories`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'Look, do not touch' },
+    });
+    const { key } = await makeKey({ name: 'reader', access: 'read' });
+    const mcp = await connectMcp(key);
+    try {
+      const { tools } = await mcp.listTools();
+      const names = tools.map((t) => t.name);
+      expect(names).toEqual(
+        expect.arrayContaining(['getStory', 'listStories', 'listPhases', 'streamProjectEvents']),
+      );
+      for (const write of ['createStory', 'updateStory', 'deleteStory', 'createComment', 'createProject']) {
+        expect(names).not.toContain(write);
+      }
+      const board = await mcp.readResource({ uri: `flowboard://projects/${project.id}/board` });
+      expect(board.contents[0]).toBeDefined();
+      const read = await call(mcp, 'getStory', { projectId: project.id, storyId: story.json.id });
+      expect(read).toMatchObject({ text: 'Look, do not touch' });
+      // Called anyway (a client that cached another key's list): refused, nothing written.
+      const result = (await mcp.callTool({
+        name: 'updateStory',
+        arguments: {
+          projectId: project.id,
+          storyId: story.json.id,
+          version: read.version,
+          body: { text: 'Touched' },
+        },
+      })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/stories:write/);
+      expect((await api(`${P()}/stories/${story.json.id}`, { key: owner.key })).json.text).toBe(
+        'Look, do not touch',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a read-write key limited to one project and the board moves a card safely there, and reaches nothing else', async () => {
+    const story = await api(`${P()}/stories`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'Move me', details: 'Keep me' },
+    });
+    const { key, id } = await makeKey({ name: 'mover', projects: [project.id], groups: ['stories'] });
+    const mcp = await connectMcp(key);
+    try {
+      const names = (await mcp.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['updateStory', 'createStory', 'getStory']));
+      expect(names).not.toContain('createComment');
+      expect(names).not.toContain('createWebhook');
+      const { resources } = await mcp.listResources();
+      expect(resources.map((r) => r.uri)).toEqual([`flowboard://projects/${project.id}/board`]);
+
+      const read = await call(mcp, 'getStory', { projectId: project.id, storyId: story.json.id });
+      const start = await api(`${P()}/events?wait=0`, { key: owner.key });
+      expect(start.status).toBe(200);
+      const moved = await call(mcp, 'updateStory', {
+        projectId: project.id,
+        storyId: story.json.id,
+        version: read.version,
+        body: { phase: phases[1]!.id },
+      });
+      expect(moved).toMatchObject({ phase: { id: phases[1]!.id }, text: 'Move me' });
+      const after = await api(`${P()}/stories/${story.json.id}?with=details`, { key: owner.key });
+      expect(after.json).toMatchObject({ phase: { id: phases[1]!.id }, text: 'Move me', details: 'Keep me' });
+      // The move says which key made it.
+      const events = await api(`${P()}/events?after=${start.json.position}&wait=10`, { key: owner.key });
+      expect(events.status).toBe(200);
+      const move = events.json.events.find(
+        (e: { event: string; data: { data: { id: number } } }) =>
+          e.event === 'story.moved' && e.data.data.id === story.json.id,
+      );
+      expect(move?.data.actor.apiKey).toEqual({ id, name: 'mover' });
+      const elsewhere = (await mcp.callTool({
+        name: 'listStories',
+        arguments: { projectId: other.id },
+      })) as CallToolResult;
+      expect(elsewhere.isError).toBe(true);
+      expect(textOf(elsewhere)).toMatch(new RegExp(`limited to other projects`));
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('an expired key is refused: the connection fails with 401', async () => {
+    const expiresAt = new Date(Date.now() + 2_000);
+    const { key } = await makeKey({ name: 'brief', expiresAt: expiresAt.toISOString() });
+    const mcp = await connectMcp(key);
+    await mcp.close();
+    await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 1_100));
+    await expect(connectMcp(key)).rejects.toThrow(/401/);
   });
 });

@@ -22,14 +22,16 @@ export class OwnGateway {
   private constructor(
     readonly port: number,
     private readonly metricsPort: number,
+    private readonly settings: Readonly<Record<string, string>>,
   ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<OwnGateway> {
-    const gateway = new OwnGateway(await freePort(), await freePort());
+  /** `settings`: environment of its own beside the stack's (e.g. a shorter KEY_USE_FLUSH_SECONDS). */
+  static async start(settings: Readonly<Record<string, string>> = {}): Promise<OwnGateway> {
+    const gateway = new OwnGateway(await freePort(), await freePort(), settings);
     await gateway.restart();
     return gateway;
   }
@@ -112,6 +114,7 @@ export class OwnGateway {
       FILES_ADDR: local('FLOWBOARD_FILES_PORT'),
       FILES_HTTP_URL: `http://${local('FLOWBOARD_FILES_HTTP_PORT')}`,
       WEBHOOKS_ADDR: local('FLOWBOARD_WEBHOOKS_PORT'),
+      ...this.settings,
     };
   }
 }

@@ -114,9 +114,11 @@ describe('webhook events', () => {
     expect(taskUpdated!.data).toEqual(taskDone);
     expect(commented).toMatchObject({ story: { id: story.id }, data: comment });
     expect(tagged).toMatchObject({ story: { id: story.id }, data: { id: tag.id, name: tag.name } });
+    // The actor with the key the changes were made with: the owner's sign-up key, which has no name.
+    const ownKey = await call('/api/v1/me/apikeys/current');
     for (const event of events) {
       expect(event.project).toEqual({ id: project.id, name: project.name });
-      expect(event.actor).toEqual(ownerRef());
+      expect(event.actor).toEqual({ ...ownerRef(), apiKey: { id: ownKey.id, name: '' } });
       expect(Date.parse(event.timestamp)).not.toBeNaN();
     }
 

@@ -73,14 +73,17 @@ export class ApiKeyAuthenticator {
         api_key: key,
         enforces_scopes: true,
       });
-      if (!user || !api_key) throw unauthorized('The API key is not valid.');
-      return { user, apiKey: api_key };
+      if (!user) throw unauthorized('The API key is not valid.');
+      // A membership older than scoped keys answers the user alone. It knows only keys without limits: it cannot
+      // see the others (membership keeps them where it finds none: docs/design.md "Scoped API keys"), so this key
+      // can do all its user can. Its id is unknown (0): its changes name no key, and no last use is recorded.
+      return { user, apiKey: api_key ?? unscopedKey(user) };
     });
     if (record.apiKey.expire_time && apiTime(record.apiKey.expire_time) <= this.now()) {
       throw unauthorized('The API key has expired.');
     }
     const callerKey = callerKeyOf(record.apiKey);
-    this.uses?.note(callerKey.id);
+    if (callerKey.id > 0) this.uses?.note(callerKey.id);
     return { user: record.user, key: callerKey };
   }
 
@@ -93,6 +96,20 @@ export class ApiKeyAuthenticator {
     await this.cache.invalidate(...keyHashes.flatMap((hash) => [keySlot(hash), previousReleaseSlot(hash)]));
   }
 }
+
+/** The record of a key made without limits, as far as a membership older than scoped keys can tell. */
+const unscopedKey = (user: User): membership.ApiKey__Output => ({
+  id: 0,
+  create_time: user.create_time,
+  enabled: true,
+  hint: '',
+  name: '',
+  expire_time: '',
+  read_only: false,
+  project_ids: [],
+  groups: [],
+  last_use_time: '',
+});
 
 /** An API time (`YYYY-MM-DDTHH:MM:SS`, UTC without a zone: docs/compat.md §1.5) in epoch milliseconds. */
 const apiTime = (time: string): number => Date.parse(`${time}Z`);

@@ -37,7 +37,7 @@ export async function authenticateCaller(
   const { user, key: callerKey } = await authenticator.authenticate(key, ahead.keyHash);
   // Every log line and gRPC call from here on names the caller; every change it makes, its key too.
   record.context.userId = user.id;
-  record.context.apiKey = { id: callerKey.id, name: callerKey.name };
+  if (callerKey.id > 0) record.context.apiKey = { id: callerKey.id, name: callerKey.name };
   return { user, key: callerKey, keyHash: ahead.keyHash ?? apiKeyHash(key) };
 }
 

@@ -11,6 +11,7 @@ import {
 } from '@flowboard/service-kit';
 import { BOARD_PATH } from './board-page';
 import { DOCS_PATH, OPENAPI_PATH } from './docs';
+import { MCP_PATH } from '../mcp/endpoint';
 import type { RequestRecord } from './record';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -26,6 +27,7 @@ export function routeLabel(record: Pick<RequestRecord, 'match' | 'target'>): str
   if (path === '/livez' || path === '/readyz') return path;
   if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) return DOCS_PATH;
   if (path === BOARD_PATH || path.startsWith(`${BOARD_PATH}/`)) return BOARD_PATH;
+  if (path === MCP_PATH || path === `${MCP_PATH}/`) return MCP_PATH;
   if (`${path}.json` === OPENAPI_PATH) return OPENAPI_PATH;
   return 'unmatched';
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '@flowboard/pg-kit';
-import type { ApiKeyScope } from '../domain/api-key';
+import { hasLimits, type ApiKeyScope } from '../domain/api-key';
 import type { ApiKey, ApiKeyRepository } from '../application/ports';
 import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from './rows';
 
@@ -8,9 +8,12 @@ export class PgApiKeyRepository implements ApiKeyRepository {
 
   async insert(key: { userId: number; keyHash: string; hint: string; scope?: ApiKeyScope }): Promise<ApiKey> {
     const scope = key.scope;
+    // A key with limits is hidden from releases older than them (0006_scoped_api_keys.sql).
+    const limited = scope !== undefined && hasLimits(scope);
     const { rows } = await this.db.query<ApiKeyRow>(
-      `INSERT INTO api_keys AS k (user_id, key_hash, hint, name, expires_at, read_only, project_ids, scope_groups)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${API_KEY_COLUMNS}`,
+      `INSERT INTO api_keys AS k
+              (user_id, key_hash, hint, name, expires_at, read_only, project_ids, scope_groups, enabled, enabled_with_limits)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${API_KEY_COLUMNS}`,
       [
         key.userId,
         key.keyHash,
@@ -20,6 +23,8 @@ export class PgApiKeyRepository implements ApiKeyRepository {
         scope?.readOnly ?? false,
         scope?.projectIds ?? null,
         scope?.groups ?? null,
+        !limited,
+        limited ? true : null,
       ],
     );
     return toApiKey(rows[0] as ApiKeyRow);
@@ -59,7 +64,10 @@ export class PgApiKeyRepository implements ApiKeyRepository {
   ): Promise<{ apiKey: ApiKey; keyHash: string } | undefined> {
     // Primary key; as for deletes, another user's key is indistinguishable from a missing one.
     const { rows } = await this.db.query<ApiKeyRow & { key_hash: string }>(
-      `UPDATE api_keys AS k SET enabled = $3 WHERE k.id = $1 AND k.user_id = $2 RETURNING ${API_KEY_COLUMNS}, k.key_hash`,
+      `UPDATE api_keys AS k
+          SET enabled = CASE WHEN k.enabled_with_limits IS NULL THEN $3 ELSE false END,
+              enabled_with_limits = CASE WHEN k.enabled_with_limits IS NULL THEN NULL ELSE $3 END
+        WHERE k.id = $1 AND k.user_id = $2 RETURNING ${API_KEY_COLUMNS}, k.key_hash`,
       [id, userId, enabled],
     );
     const row = rows[0];

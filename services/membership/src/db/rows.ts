@@ -96,7 +96,7 @@ const API_KEY_FIELDS = [
   'id',
   'user_id',
   'hint',
-  'enabled',
+  'enabled', // the key's state whichever column holds it (migration 0006: a key with limits keeps it apart)
   'created_at',
   'name',
   'expires_at',
@@ -105,9 +105,12 @@ const API_KEY_FIELDS = [
   'scope_groups',
   'last_used_at',
 ] as const;
-export const API_KEY_COLUMNS = API_KEY_FIELDS.map((f) => `k.${f}`).join(', ');
+/** Whether a key is enabled: a key with limits keeps its state apart from `enabled`, which older releases read. */
+export const KEY_ENABLED = 'COALESCE(k.enabled_with_limits, k.enabled)';
+const column = (field: (typeof API_KEY_FIELDS)[number]) => (field === 'enabled' ? KEY_ENABLED : `k.${field}`);
+export const API_KEY_COLUMNS = API_KEY_FIELDS.map((f) => `${column(f)} AS ${f}`).join(', ');
 /** The key's columns beside another table's (a user's): each prefixed `key_`, read back by `toPrefixedApiKey`. */
-export const PREFIXED_API_KEY_COLUMNS = API_KEY_FIELDS.map((f) => `k.${f} AS key_${f}`).join(', ');
+export const PREFIXED_API_KEY_COLUMNS = API_KEY_FIELDS.map((f) => `${column(f)} AS key_${f}`).join(', ');
 
 export interface ApiKeyRow {
   id: number;

@@ -2,7 +2,14 @@ import { isPgError, PG_UNIQUE_VIOLATION, type Queryable } from '@flowboard/pg-ki
 import { DomainError } from '@flowboard/service-kit';
 import type { ApiKey, User, UserChanges, UserRepository } from '../application/ports';
 import type { NewUser } from '../domain/user';
-import { PREFIXED_API_KEY_COLUMNS, toPrefixedApiKey, toUser, USER_COLUMNS, type UserRow } from './rows';
+import {
+  KEY_ENABLED,
+  PREFIXED_API_KEY_COLUMNS,
+  toPrefixedApiKey,
+  toUser,
+  USER_COLUMNS,
+  type UserRow,
+} from './rows';
 
 // Unique indexes (0001_init.sql) → the request field they protect.
 const UNIQUE_FIELDS: Record<string, string> = {
@@ -89,7 +96,7 @@ export class PgUserRepository implements UserRepository {
     const { rows } = await this.db.query<UserRow & Record<string, unknown>>(
       `SELECT ${USER_COLUMNS}, ${PREFIXED_API_KEY_COLUMNS}
          FROM api_keys k JOIN users u ON u.id = k.user_id
-        WHERE k.key_hash = $1 AND k.enabled AND u.enabled AND (k.expires_at IS NULL OR k.expires_at > now())`,
+        WHERE k.key_hash = $1 AND ${KEY_ENABLED} AND u.enabled AND (k.expires_at IS NULL OR k.expires_at > now())`,
       [keyHash],
     );
     const row = rows[0];

@@ -68,6 +68,13 @@ export function parseApiKeyScope(input: ApiKeyScopeInput, now: Date): ApiKeyScop
   };
 }
 
-/** Whether the key carries any limit: a gateway that does not enforce scopes must not be handed it. */
+/** Whether the key carries a scope: a gateway that does not enforce scopes must not be handed it. */
 export const isScoped = (scope: Omit<ApiKeyScope, 'name' | 'expiresAt'>): boolean =>
   scope.readOnly || scope.projectIds !== undefined || scope.groups !== undefined;
+
+/**
+ * Whether the key has any limit a membership older than scoped keys would not keep (a scope, or an expiry): such a
+ * key is stored where that release finds none (0006_scoped_api_keys.sql), so a rollback refuses it.
+ */
+export const hasLimits = (scope: Omit<ApiKeyScope, 'name'>): boolean =>
+  isScoped(scope) || scope.expiresAt !== undefined;

@@ -118,4 +118,53 @@ describe('scoped API keys', () => {
     await expect(list([])).resolves.toEqual([a.id, b.id]);
     await expect(list([b.id, 987_654_321])).resolves.toEqual([b.id]);
   });
+
+  it('keeps a key with limits where a previous release finds none, so a rollback refuses it rather than widen it', async () => {
+    const { user, apiKey: firstKey } = await h.signUp('oscar', 'Oscar Bluth');
+    const limited = await h.call<membership.CreateApiKeyResponse__Output>(
+      'CreateApiKey',
+      { read_only: true },
+      user.id,
+    );
+    const expiring = await h.call<membership.CreateApiKeyResponse__Output>(
+      'CreateApiKey',
+      { expire_time: new Date(Date.now() + 3_600_000).toISOString() },
+      user.id,
+    );
+    const named = await h.call<membership.CreateApiKeyResponse__Output>(
+      'CreateApiKey',
+      { name: 'just a name' },
+      user.id,
+    );
+    // The previous release's lookup, word for word (0001_init.sql's columns only).
+    const previousRelease = async (key: string) =>
+      (
+        await h.pool.query(
+          `SELECT u.id FROM membership.api_keys k JOIN membership.users u ON u.id = k.user_id
+            WHERE k.key_hash = encode(sha256(convert_to($1, 'UTF8')), 'hex') AND k.enabled AND u.enabled`,
+          [key],
+        )
+      ).rowCount;
+    expect(await previousRelease(firstKey)).toBe(1);
+    expect(await previousRelease(named.key)).toBe(1);
+    expect(await previousRelease(limited.key)).toBe(0);
+    expect(await previousRelease(expiring.key)).toBe(0);
+    // Here they are enabled, and the operator's switch works on them as on any key.
+    expect(limited.api_key?.enabled).toBe(true);
+    const off = await h.call<membership.SetApiKeyEnabledResponse__Output>('SetApiKeyEnabled', {
+      user_id: user.id,
+      api_key_id: limited.api_key!.id,
+      enabled: false,
+    });
+    expect(off.api_key?.enabled).toBe(false);
+    await expect(codeOf(authenticate(limited.key))).resolves.toBe(status.UNAUTHENTICATED);
+    const on = await h.call<membership.SetApiKeyEnabledResponse__Output>('SetApiKeyEnabled', {
+      user_id: user.id,
+      api_key_id: limited.api_key!.id,
+      enabled: true,
+    });
+    expect(on.api_key?.enabled).toBe(true);
+    await expect(authenticate(limited.key)).resolves.toMatchObject({ user: { id: user.id } });
+    expect(await previousRelease(limited.key)).toBe(0);
+  });
 });

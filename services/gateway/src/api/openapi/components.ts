@@ -38,6 +38,10 @@ const PROBLEM: Schema = resource(
     status: int(),
     detail: str('Names the offending field, property, enrichment or argument.'),
     requestId: str('Equals the `X-Request-Id` header.'),
+    scope: str(
+      '`insufficient-scope` (403) only: what the API key lacks, e.g. `stories:write` or `project:42` (README ' +
+        '"Scoped API keys"); also in `WWW-Authenticate` (`error="insufficient_scope"`).',
+    ),
   },
   {
     description:

@@ -36,6 +36,8 @@ export function apiKeyHandlers({ membership, apiKeys }: RouteDeps) {
     /** `GET /me/apikeys/current`: the key this request came with, so a client (an agent) can see its own scope. */
     async current(call: Call): Promise<Reply> {
       call.enrichments({ names: [] });
+      // Vouched for by a membership older than scoped keys, which does not say which key it is (a rollback).
+      if (call.key.id === 0) throw new DomainError('NotFound', 'This key has no record of its own here yet.');
       const { api_keys } = await membership.listApiKeys({});
       const own = api_keys.find((k) => Number(k.id) === call.key.id);
       // Deleted between authentication and this read: as good as unknown.

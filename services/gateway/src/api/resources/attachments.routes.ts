@@ -45,7 +45,7 @@ export function attachmentHandlers({ boards, files, filesProxy, membership }: Ro
     `/internal/projects/${call.project.projectId}/stories/${call.id('storyId')}/attachments`;
   const identity = (call: Call) => ({
     userId: call.user.id,
-    apiKey: { id: call.key.id, name: call.key.name },
+    ...(call.key.id > 0 ? { apiKey: { id: call.key.id, name: call.key.name } } : {}),
     requestId: call.requestId,
   });
 
