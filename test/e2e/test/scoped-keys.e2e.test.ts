@@ -224,6 +224,37 @@ describe('scoped API keys, end to end', () => {
     expect(at).toBeLessThanOrEqual(Date.now());
   });
 
+  it("a story's history says who moved it and with which key", async () => {
+    const { key, id } = await makeKey({ name: 'history bot', projects: [project.id], groups: ['stories'] });
+    const phases = (await api(`${P()}/phases`, { key: owner.key })).json.items as Array<{ id: number }>;
+    const created = await api(`${P()}/stories`, {
+      method: 'POST',
+      key: owner.key,
+      body: { text: 'Tracked' },
+    });
+    const moved = await api(`${P()}/stories/${created.json.id}`, {
+      key,
+      method: 'PUT',
+      body: { phase: phases[2]!.id },
+    });
+    expect(moved.status).toBe(200);
+    const story = await api(`${P()}/stories/${created.json.id}?with=milestones,steps`, { key: owner.key });
+    const bys = (rows: Array<{ by?: { id: number; apiKey?: { id: number; name: string } } }>) =>
+      rows.map((row) => [row.by?.id, row.by?.apiKey]);
+    const own = (await api('/api/v1/me/apikeys/current', { key: owner.key })).json.id;
+    expect(bys(story.json.milestones)).toEqual([
+      [owner.id, { id: own, name: '' }],
+      [owner.id, { id, name: 'history bot' }],
+    ]);
+    expect(bys(story.json.steps).at(-1)).toEqual([owner.id, { id, name: 'history bot' }]);
+    const xml = await api(`${P()}/stories/${created.json.id}?with=milestones`, {
+      key: owner.key,
+      headers: XML_HEADERS,
+    });
+    expect(xml.text).toContain('<apiKey><id>');
+    expect(xml.text).toContain('<name>history bot</name>');
+  });
+
   it('every change says which key made it, on the change stream (as in webhook payloads)', async () => {
     const { key, id } = await makeKey({ name: 'triage bot — Zoë', projects: [project.id] });
     const start = await api(`${P()}/events?wait=0`, { key: owner.key });

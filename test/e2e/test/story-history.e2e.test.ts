@@ -24,6 +24,8 @@ interface Span {
   startTime: string;
   endTime?: string;
   duration: number;
+  /** Who made the change that began it. */
+  by?: Record<string, unknown>;
 }
 
 describe('story history and metrics', () => {
@@ -73,6 +75,19 @@ describe('story history and metrics', () => {
   let workingId: number;
   let plannedId: number;
 
+  /** Gob as users are embedded, with the key he made every change with (his sign-up key: no name). */
+  const gobWithOwnKey = async () => {
+    const me = (await api('/api/v1/me', as())).json;
+    const key = (await api('/api/v1/me/apikeys/current', as())).json;
+    return {
+      id: gob.id,
+      name: me.name,
+      userName: gob.userName,
+      email: gob.email,
+      apiKey: { id: key.id, name: '' },
+    };
+  };
+
   beforeAll(async () => {
     gob = await signUp('history');
     project = await createProject(gob.key);
@@ -96,8 +111,11 @@ describe('story history and metrics', () => {
     expect(milestones.map((m) => m.phase)).toEqual(
       [0, 2, 4].map((i) => ({ id: phases[i]!.id, name: phases[i]!.name })),
     );
-    expect(Object.keys(milestones[0]!)).toEqual(['id', 'phase', 'startTime', 'endTime', 'duration']);
-    expect(Object.keys(milestones[2]!)).toEqual(['id', 'phase', 'startTime', 'duration']);
+    expect(Object.keys(milestones[0]!)).toEqual(['id', 'phase', 'startTime', 'endTime', 'duration', 'by']);
+    expect(Object.keys(milestones[2]!)).toEqual(['id', 'phase', 'startTime', 'duration', 'by']);
+    // Who made each change: gob, with the key from sign-up (no name).
+    const byGob = await gobWithOwnKey();
+    for (const milestone of milestones) expect(milestone.by).toEqual(byGob);
     expectTimeline(milestones);
     // The Backlog stay lasted about the first sleep; the Working stay about the next two.
     expect(milestones[0]!.duration).toBeGreaterThanOrEqual(1);
@@ -111,8 +129,8 @@ describe('story history and metrics', () => {
     const story = await get(finishedId, 'steps');
     const steps: Array<Span & { type: string }> = story.steps;
     expect(steps.map((s) => s.type)).toEqual(['backlog', 'working', 'blocked', 'working', 'archive']);
-    expect(Object.keys(steps[0]!)).toEqual(['id', 'type', 'startTime', 'endTime', 'duration']);
-    expect(Object.keys(steps[4]!)).toEqual(['id', 'type', 'startTime', 'duration']);
+    expect(Object.keys(steps[0]!)).toEqual(['id', 'type', 'startTime', 'endTime', 'duration', 'by']);
+    expect(Object.keys(steps[4]!)).toEqual(['id', 'type', 'startTime', 'duration', 'by']);
     expectTimeline(steps);
     expect(steps[2]!.duration).toBeGreaterThanOrEqual(1); // blocked for about a second
 
@@ -194,6 +212,7 @@ describe('story history and metrics', () => {
         type: 'backlog',
         startTime: expect.stringMatching(TIME),
         duration: expect.any(Number),
+        by: await gobWithOwnKey(),
       },
     ]);
   });
@@ -205,9 +224,9 @@ describe('story history and metrics', () => {
     });
     expect(res.status).toBe(200);
     const xml = res.text;
-    expect(xml).toMatch(/<milestones><milestone><duration>\d+<\/duration><endTime>/);
-    expect(childNames(xml, 'milestone')).toEqual(['duration', 'endTime', 'id', 'phase', 'startTime']);
-    expect(childNames(xml, 'step')).toEqual(['duration', 'endTime', 'id', 'startTime', 'type']);
+    expect(xml).toMatch(/<milestones><milestone><by><apiKey><id>\d+<\/id><name \/><\/apiKey><email>/);
+    expect(childNames(xml, 'milestone')).toEqual(['by', 'duration', 'endTime', 'id', 'phase', 'startTime']);
+    expect(childNames(xml, 'step')).toEqual(['by', 'duration', 'endTime', 'id', 'startTime', 'type']);
     expect(xml.match(/<milestone>/g)).toHaveLength(3);
     expect(xml.match(/<step>/g)).toHaveLength(5);
     const lastStep = /<step>((?:(?!<step>).)*)<\/step><\/steps>/.exec(xml)?.[1] ?? '';

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { createPool, migrate } from '@flowboard/pg-kit';
 import { loadBoardsServices, type boards } from '@flowboard/proto';
-import { createLogger } from '@flowboard/service-kit';
+import { createLogger, contextToMetadata, type ApiKeyRef } from '@flowboard/service-kit';
 import { requireEnv } from '@flowboard/testing';
 import { createApp, type BoardsApp, type BoardsAppOptions } from '../../src/app';
 import { loadBoardsConfig } from '../../src/config';
@@ -88,10 +88,13 @@ export function call<Res>(
   request: object,
   userId: number | null = 42,
   requestId = 'boards-int-test',
+  apiKey?: ApiKeyRef,
 ): Promise<Res> {
-  const metadata = new grpc.Metadata();
-  if (userId !== null) metadata.set('x-flowboard-user-id', String(userId));
-  metadata.set('x-request-id', requestId);
+  const metadata = contextToMetadata({
+    requestId,
+    ...(userId === null ? {} : { userId }),
+    ...(apiKey ? { apiKey } : {}),
+  });
   type Unary = (
     request: object,
     metadata: grpc.Metadata,

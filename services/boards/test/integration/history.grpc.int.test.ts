@@ -335,3 +335,53 @@ describe('phase story counts (migration 0006 triggers) and board-order pages', (
     expect(phase.stories.map((s) => s.text)).toEqual(['w1 renamed', 'w2']);
   });
 });
+
+describe('who made each change of the history', () => {
+  it('records the user and the API key (id, name) on the milestone and step a change opens, as its event does', async () => {
+    const projectId = newProjectId();
+    const phases = await createBoard(projectId);
+    const triage = { id: 12, name: 'triage bot — Zoë' };
+    const created = await call<boards.CreateStoryResponse__Output>(
+      'CreateStory',
+      { project_id: projectId, text: 'Attributed' },
+      42,
+      'history-authors-1',
+      triage,
+    ).then((r) => r.story!);
+    // Moved by another user with no key in the metadata (a caller that sent none).
+    await call(
+      'UpdateStory',
+      { project_id: projectId, story_id: created.id, update_mask: ['phase'], phase_id: phases[2]!.id },
+      7,
+    );
+    const [story] = await history({
+      project_id: projectId,
+      story_ids: [created.id],
+      milestones: true,
+      steps: true,
+    });
+    expect(story!.milestones.map((m) => m.author)).toEqual([
+      { user_id: 42, api_key_id: 12, api_key_name: 'triage bot — Zoë' },
+      { user_id: 7, api_key_id: 0, api_key_name: '' },
+    ]);
+    expect(story!.steps.map((s) => s.author)).toEqual([
+      { user_id: 42, api_key_id: 12, api_key_name: 'triage bot — Zoë' },
+      { user_id: 7, api_key_id: 0, api_key_name: '' },
+    ]);
+    const { rows } = await admin.query<{ payload: { data: { type: string; actorKey?: unknown } } }>(
+      "SELECT payload FROM outbox WHERE key = $1 AND payload->'data'->>'type' = 'story.created'",
+      [String(projectId)],
+    );
+    expect(rows.map((r) => r.payload.data.actorKey)).toEqual([triage]);
+  });
+
+  it('leaves rows from before authors were recorded without one', async () => {
+    const projectId = newProjectId();
+    await createBoard(projectId);
+    const created = await createStory({ project_id: projectId });
+    await admin.query('UPDATE story_milestones SET author_id = NULL WHERE project_id = $1', [projectId]);
+    const [story] = await history({ project_id: projectId, story_ids: [created.id], milestones: true });
+    expect(story!.milestones).toHaveLength(1);
+    expect(story!.milestones[0]!.author).toBeNull();
+  });
+});

@@ -16,14 +16,31 @@ const metrics = (m: Partial<boards.StoryMetrics__Output>): boards.StoryMetrics__
   ...m,
 });
 
+const NO_USERS = new Map();
+
 describe('history DTOs', () => {
   it('milestones and steps omit endTime while open', () => {
-    const open = { id: 2, start_time: '2026-01-01T00:00:05', end_time: '', duration: 7 };
-    expect(toJson(milestoneDto({ ...open, phase: { id: 3, name: 'Working' } }))).toBe(
+    const open = { id: 2, start_time: '2026-01-01T00:00:05', end_time: '', duration: 7, author: null };
+    expect(toJson(milestoneDto({ ...open, phase: { id: 3, name: 'Working' } }, NO_USERS))).toBe(
       '{"id":2,"phase":{"id":3,"name":"Working"},"startTime":"2026-01-01T00:00:05","duration":7}',
     );
-    expect(toJson(stepDto({ ...open, type: 'working', end_time: '2026-01-01T00:00:09' }))).toBe(
+    expect(toJson(stepDto({ ...open, type: 'working', end_time: '2026-01-01T00:00:09' }, NO_USERS))).toBe(
       '{"id":2,"type":"working","startTime":"2026-01-01T00:00:05","endTime":"2026-01-01T00:00:09","duration":7}',
+    );
+  });
+
+  it('say who made the change that began them: the user as embedded, with the API key when known', () => {
+    const gob = { id: 7, name: 'Gob', user_name: 'gob', email: 'gob@bluth.com', bio: '', create_time: '' };
+    const users = new Map([[7, gob]]);
+    const row = { id: 2, start_time: '2026-01-01T00:00:05', end_time: '', duration: 7, type: 'working' };
+    const byKey = { user_id: 7, api_key_id: 12, api_key_name: 'triage bot' };
+    expect(toJson(stepDto({ ...row, author: byKey }, users))).toBe(
+      '{"id":2,"type":"working","startTime":"2026-01-01T00:00:05","duration":7,' +
+        '"by":{"id":7,"name":"Gob","userName":"gob","email":"gob@bluth.com","apiKey":{"id":12,"name":"triage bot"}}}',
+    );
+    const noKey = { user_id: 7, api_key_id: 0, api_key_name: '' };
+    expect(toJson(stepDto({ ...row, author: noKey }, users))).toContain(
+      '"by":{"id":7,"name":"Gob","userName":"gob","email":"gob@bluth.com"}}',
     );
   });
 

@@ -1,3 +1,4 @@
+import type { ChangeAuthor } from '../../shared/application/resource-events';
 import type { StepType } from '../domain/steps';
 
 /**
@@ -6,14 +7,17 @@ import type { StepType } from '../domain/steps';
  * for the enrichments and metrics (StoryHistoryReader). history/db implements both over PostgreSQL.
  */
 
+export type { ChangeAuthor };
+
 export interface StoryHistoryRepository {
-  /** A new story's first milestone (in `phaseId`) and first step (of `stepType`), both from `at`. */
+  /** A new story's first milestone (in `phaseId`) and first step (of `stepType`), both from `at`, by `author`. */
   open(entry: {
     projectId: number;
     storyId: number;
     phaseId: number;
     stepType: StepType;
     at: Date;
+    author: ChangeAuthor;
   }): Promise<void>;
   /**
    * With `phaseId`, closes the open milestone and opens one in that phase; with `stepType`, closes the open step
@@ -24,6 +28,8 @@ export interface StoryHistoryRepository {
     storyId: number;
     phaseId?: number;
     stepType?: StepType;
+    /** Who made the change: recorded on the milestone and step it opens. */
+    author: ChangeAuthor;
   }): Promise<void>;
 }
 
@@ -34,6 +40,8 @@ export interface MilestoneRecord {
   start: Date;
   /** null while open. */
   end: Date | null;
+  /** Who made the change that opened it; absent for history recorded before authors were. */
+  author?: ChangeAuthor;
 }
 
 export interface StepRecord {
@@ -42,6 +50,7 @@ export interface StepRecord {
   type: StepType;
   start: Date;
   end: Date | null;
+  author?: ChangeAuthor;
 }
 
 /** A story that is in Archive and entered it at `finishTime`, with its steps (oldest first). */

@@ -7,7 +7,13 @@ import type {
   StoryHistoryReader,
 } from '../application/ports';
 
-interface MilestoneRow {
+interface AuthorColumns {
+  author_id: number | null;
+  api_key_id: number | null;
+  api_key_name: string | null;
+}
+
+interface MilestoneRow extends AuthorColumns {
   id: number;
   story_id: number;
   phase_id: number;
@@ -16,7 +22,7 @@ interface MilestoneRow {
   end_time: Date | null;
 }
 
-interface StepRow {
+interface StepRow extends Partial<AuthorColumns> {
   id: number;
   project_id: number;
   story_id: number;
@@ -25,12 +31,29 @@ interface StepRow {
   end_time: Date | null;
 }
 
+/**
+ * `{author}` of a row, when it has one (rows from before 0011_history_authors.sql have none; the metrics' query
+ * does not read them).
+ */
+const authorOf = (row: Partial<AuthorColumns>): Pick<StepRecord, 'author'> =>
+  row.author_id == null
+    ? {}
+    : {
+        author: {
+          userId: Number(row.author_id),
+          ...(row.api_key_id == null
+            ? {}
+            : { apiKey: { id: Number(row.api_key_id), name: row.api_key_name ?? '' } }),
+        },
+      };
+
 const toStep = (row: StepRow): StepRecord => ({
   id: row.id,
   storyId: row.story_id,
   type: row.type,
   start: row.start_time,
   end: row.end_time,
+  ...authorOf(row),
 });
 
 /** Reads of story history for enrichments and metrics; every query is one batched statement. */
@@ -40,7 +63,8 @@ export function storyHistoryReader(db: Queryable): StoryHistoryReader {
       if (storyIds.length === 0) return [];
       // story_milestones_story_idx (project_id, story_id, id); the phase by primary key.
       const result = await db.query<MilestoneRow>(
-        `SELECT m.id, m.story_id, m.phase_id, p.name AS phase_name, m.start_time, m.end_time
+        `SELECT m.id, m.story_id, m.phase_id, p.name AS phase_name, m.start_time, m.end_time,
+                m.author_id, m.api_key_id, m.api_key_name
          FROM story_milestones m JOIN phases p ON p.id = m.phase_id
          WHERE m.project_id = $1 AND m.story_id = ANY($2::bigint[])
          ORDER BY m.story_id, m.id`,
@@ -52,6 +76,7 @@ export function storyHistoryReader(db: Queryable): StoryHistoryReader {
         phase: { id: row.phase_id, name: row.phase_name },
         start: row.start_time,
         end: row.end_time,
+        ...authorOf(row),
       }));
     },
 
@@ -59,7 +84,8 @@ export function storyHistoryReader(db: Queryable): StoryHistoryReader {
       if (storyIds.length === 0) return [];
       // story_steps_story_idx (project_id, story_id, id).
       const result = await db.query<StepRow>(
-        `SELECT id, project_id, story_id, type, start_time, end_time FROM story_steps
+        `SELECT id, project_id, story_id, type, start_time, end_time, author_id, api_key_id, api_key_name
+         FROM story_steps
          WHERE project_id = $1 AND story_id = ANY($2::bigint[])
          ORDER BY story_id, id`,
         [projectId, storyIds],

@@ -1,5 +1,13 @@
 import type { Queryable } from '@flowboard/pg-kit';
-import type { StoryHistoryRepository } from '../application/ports';
+import type { ChangeAuthor, StoryHistoryRepository } from '../application/ports';
+
+/** Who made the change, on each row it opens (0011_history_authors.sql). */
+const AUTHOR_COLUMNS = 'author_id, api_key_id, api_key_name';
+const authorValues = (author: ChangeAuthor) => [
+  author.userId,
+  author.apiKey?.id ?? null,
+  author.apiKey?.name ?? null,
+];
 
 /**
  * Milestones (stays in a phase) and steps (periods in a status); the open one has no end time. Each write is one
@@ -7,18 +15,20 @@ import type { StoryHistoryRepository } from '../application/ports';
  */
 export function storyHistoryRepository(db: Queryable): StoryHistoryRepository {
   return {
-    async open({ projectId, storyId, phaseId, stepType, at }) {
+    async open({ projectId, storyId, phaseId, stepType, at, author }) {
       await db.query({
         name: 'boards-history-open',
         text: `WITH milestone AS (
-                 INSERT INTO story_milestones (project_id, story_id, phase_id, start_time) VALUES ($1, $2, $3, $5)
+                 INSERT INTO story_milestones (project_id, story_id, phase_id, start_time, ${AUTHOR_COLUMNS})
+                 VALUES ($1, $2, $3, $5, $6, $7, $8)
                )
-               INSERT INTO story_steps (project_id, story_id, type, start_time) VALUES ($1, $2, $4, $5)`,
-        values: [projectId, storyId, phaseId, stepType, at],
+               INSERT INTO story_steps (project_id, story_id, type, start_time, ${AUTHOR_COLUMNS})
+               VALUES ($1, $2, $4, $5, $6, $7, $8)`,
+        values: [projectId, storyId, phaseId, stepType, at, ...authorValues(author)],
       });
     },
 
-    async transition({ projectId, storyId, phaseId, stepType }) {
+    async transition({ projectId, storyId, phaseId, stepType, author }) {
       if (phaseId === undefined && stepType === undefined) return;
       // Each open row is closed before its successor is written: the successor's start is read from the closing
       // UPDATE's RETURNING, so the UPDATE has run when the INSERT's row is made, and the partial unique index on
@@ -32,18 +42,18 @@ export function storyHistoryRepository(db: Queryable): StoryHistoryRepository {
                  WHERE $3::bigint IS NOT NULL AND project_id = $1 AND story_id = $2 AND end_time IS NULL
                  RETURNING end_time
                ), opened_milestone AS (
-                 INSERT INTO story_milestones (project_id, story_id, phase_id, start_time)
-                 SELECT $1, $2, $3, coalesce((SELECT end_time FROM closed_milestone), now())
+                 INSERT INTO story_milestones (project_id, story_id, phase_id, start_time, ${AUTHOR_COLUMNS})
+                 SELECT $1, $2, $3, coalesce((SELECT end_time FROM closed_milestone), now()), $5, $6, $7
                  WHERE $3::bigint IS NOT NULL
                ), closed_step AS (
                  UPDATE story_steps SET end_time = greatest(now(), start_time)
                  WHERE $4::text IS NOT NULL AND project_id = $1 AND story_id = $2 AND end_time IS NULL
                  RETURNING end_time
                )
-               INSERT INTO story_steps (project_id, story_id, type, start_time)
-               SELECT $1, $2, $4, coalesce((SELECT end_time FROM closed_step), now())
+               INSERT INTO story_steps (project_id, story_id, type, start_time, ${AUTHOR_COLUMNS})
+               SELECT $1, $2, $4, coalesce((SELECT end_time FROM closed_step), now()), $5, $6, $7
                WHERE $4::text IS NOT NULL`,
-        values: [projectId, storyId, phaseId ?? null, stepType ?? null],
+        values: [projectId, storyId, phaseId ?? null, stepType ?? null, ...authorValues(author)],
       });
     },
   };

@@ -1,6 +1,7 @@
 import type { boards } from '@flowboard/proto';
 import { formatOptionalTimestamp, formatTimestamp } from '../../shared/domain/timestamp';
 import type { StoryHistory } from '../application/batch-get-story-history';
+import type { ChangeAuthor } from '../application/ports';
 import type { ProjectMetrics, StoryMetrics } from '../domain/story-metrics';
 
 /** History and metrics → messages. Open rows and unfinished stories carry the proto3 defaults ("" and 0). */
@@ -13,6 +14,7 @@ export const toStoryHistoryMessage = (storyId: number, history: StoryHistory): b
     start_time: formatTimestamp(m.start),
     end_time: formatOptionalTimestamp(m.end),
     duration: m.duration,
+    author: authorMessage(m.author),
   })),
   steps: (history.steps ?? []).map((s) => ({
     id: s.id,
@@ -20,9 +22,17 @@ export const toStoryHistoryMessage = (storyId: number, history: StoryHistory): b
     start_time: formatTimestamp(s.start),
     end_time: formatOptionalTimestamp(s.end),
     duration: s.duration,
+    author: authorMessage(s.author),
   })),
   metrics: history.metrics ? toStoryMetricsMessage(history.metrics) : undefined,
 });
+
+const authorMessage = (author: ChangeAuthor | undefined): boards.ChangeAuthor | undefined =>
+  author && {
+    user_id: author.userId,
+    api_key_id: author.apiKey?.id ?? 0,
+    api_key_name: author.apiKey?.name ?? '',
+  };
 
 const toStoryMetricsMessage = (metrics: StoryMetrics): boards.StoryMetrics => ({
   create_time: formatTimestamp(metrics.createTime),

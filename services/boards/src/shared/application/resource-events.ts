@@ -77,3 +77,18 @@ function publish(
 export type OutboxSignal = () => void;
 
 export const noSignal: OutboxSignal = () => undefined;
+
+/** Who made a change: the user, and the API key they made it with (its name as it was then), when known. */
+export interface ChangeAuthor {
+  userId: number;
+  apiKey?: { id: number; name: string };
+}
+
+/**
+ * The author of a change `actorId` makes now: the API key is the request's being served, the one its event names
+ * (`actorKeyOf`), so a story's history and its change events say the same.
+ */
+export function changeAuthor(actorId: number): ChangeAuthor {
+  const { actorKey } = actorKeyOf(actorId);
+  return { userId: actorId, ...(actorKey ? { apiKey: actorKey } : {}) };
+}

@@ -1,6 +1,11 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { Store } from '../../board/application/store';
-import { noSignal, publishStoryChange, type OutboxSignal } from '../../shared/application/resource-events';
+import {
+  changeAuthor,
+  noSignal,
+  publishStoryChange,
+  type OutboxSignal,
+} from '../../shared/application/resource-events';
 import { optionalId, requirePositiveId } from '../../shared/domain/ids';
 import { parseNewStory, type NewStoryInput } from '../domain/story';
 import { statusForPhasePosition, stepTypeForStatus } from '../domain/story-status';
@@ -92,6 +97,7 @@ export function makeCreateStory<Tx extends StoriesRepositories>(
         phaseId: placement.phase.id,
         stepType: stepTypeForStatus(status),
         at: story.createdAt,
+        author: changeAuthor(creatorId),
       });
       await publishStoryChange(tx.outbox, {
         projectId,

@@ -1,5 +1,10 @@
 import { DomainError, parseExpectedVersion, requireVersion } from '@flowboard/service-kit';
-import { noSignal, publishStoryChange, type OutboxSignal } from '../../shared/application/resource-events';
+import {
+  changeAuthor,
+  noSignal,
+  publishStoryChange,
+  type OutboxSignal,
+} from '../../shared/application/resource-events';
 import { requirePositiveId } from '../../shared/domain/ids';
 import { parseStoryChanges, type StoryChanges, type StoryUpdate } from '../domain/story';
 import { storyUpdateEvents } from '../domain/story-events';
@@ -112,6 +117,7 @@ export async function applyStoryChanges(
     storyId,
     phaseId: move?.phaseId,
     stepType: status.status !== previousStatus ? stepTypeForStatus(status.status) : undefined,
+    author: changeAuthor(actorId),
   });
   const resource = toStoryMessage(updated);
   for (const type of storyUpdateEvents(story, updated))

@@ -11,6 +11,7 @@ import {
   text,
   timestamp,
   xmlArray,
+  userRefProperties,
   type ResourceSchemas,
   type Schema,
 } from '../schema';
@@ -69,6 +70,7 @@ export const storySchemas: ResourceSchemas = {
       startTime: timestamp,
       endTime: { ...timestamp, description: 'Absent on the open milestone.' },
       duration: int('Seconds; the open one runs to now.'),
+      by: ref('ChangeAuthor'),
     }),
     Step: resource('step', ['id', 'type', 'startTime', 'duration'], {
       id: int(),
@@ -76,7 +78,30 @@ export const storySchemas: ResourceSchemas = {
       startTime: timestamp,
       endTime: { ...timestamp, description: 'Absent on the open step.' },
       duration: int('Seconds.'),
+      by: ref('ChangeAuthor'),
     }),
+    ChangeAuthor: resource(
+      'by',
+      ['id', 'name', 'userName', 'email'],
+      {
+        ...userRefProperties,
+        apiKey: {
+          type: 'object',
+          required: ['id', 'name'],
+          properties: {
+            id: int(),
+            name: str('As it was when the change was made; `""` for a key without one.'),
+          },
+          additionalProperties: false,
+          description: 'The API key the change was made with (README "Scoped API keys").',
+        },
+      },
+      {
+        description:
+          'Flowboard addition: who made the change that began this milestone or step. Left out for history ' +
+          'recorded before authors were.',
+      },
+    ),
   },
   pages: { StoryPage: pageSchema('Story', 'stories') },
   requests: {

@@ -3,6 +3,7 @@ import {
   type Dto,
   commentDto,
   commentUserIds,
+  historyUserIds,
   milestoneDto,
   stepDto,
   storyDto,
@@ -11,6 +12,7 @@ import {
   tagDto,
   taskDto,
   taskUserIds,
+  type UsersById,
 } from '@flowboard/representation';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
 import type { Query } from '../../wire/query';
@@ -83,6 +85,7 @@ export async function storyDtosFor(
     ...storyUserIds(stories),
     ...[...tasks.values()].flatMap(taskUserIds),
     ...[...comments.values()].flatMap(commentUserIds),
+    ...[...history.values()].flatMap(historyUserIds),
   ]);
   const view = { project: { id: projectId, name: projectName }, users, details: enrich.has('details') };
   // One object per story, enrichments added in order (JSON keeps it): pages build 100 to 1,000 of these.
@@ -93,7 +96,7 @@ export async function storyDtosFor(
     if (enrich.has('comments'))
       dto.comments = (comments.get(story.id) ?? []).map((c) => commentDto(c, users));
     // historyBatch is there exactly when milestones, steps or metrics were asked for.
-    return historyBatch ? Object.assign(dto, storyHistoryFields(history.get(story.id), enrich)) : dto;
+    return historyBatch ? Object.assign(dto, storyHistoryFields(history.get(story.id), enrich, users)) : dto;
   });
 }
 
@@ -131,10 +134,13 @@ export function storyHistoryBatch(
 export function storyHistoryFields(
   history: boards.StoryHistory__Output | undefined,
   enrich: ReadonlySet<string>,
+  users: UsersById,
 ): Dto {
   return {
-    milestones: enrich.has('milestones') ? (history?.milestones ?? []).map(milestoneDto) : undefined,
-    steps: enrich.has('steps') ? (history?.steps ?? []).map(stepDto) : undefined,
+    milestones: enrich.has('milestones')
+      ? (history?.milestones ?? []).map((m) => milestoneDto(m, users))
+      : undefined,
+    steps: enrich.has('steps') ? (history?.steps ?? []).map((s) => stepDto(s, users)) : undefined,
     metrics: enrich.has('metrics') && history?.metrics ? storyMetricsDto(history.metrics) : undefined,
   };
 }
