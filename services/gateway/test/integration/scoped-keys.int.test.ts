@@ -136,4 +136,25 @@ describe('scoped API keys', () => {
     expect(useTime).toBeGreaterThanOrEqual(before);
     expect(useTime).toBeLessThanOrEqual(Date.now());
   });
+
+  it('works with a membership older than scoped keys: the key acts as its user, and no key is named', async () => {
+    // That membership answers the user alone, and sees only keys without limits (it finds no other).
+    const lucille = h.membership.addUser('Lucille Two');
+    const project = h.membership.addProject(lucille.user, 'Old membership').project.id;
+    h.boards.board(project);
+    h.membership.answersKeyRecords = false;
+    try {
+      const res = await api(`/api/v1/projects/${project}/stories`, {
+        key: lucille.key,
+        method: 'POST',
+        body: { text: 'still works' },
+      });
+      expect(res.status).toBe(200);
+      const context = h.boards.calls.lastContext.get('CreateStory');
+      expect(context).toMatchObject({ userId: lucille.user.id });
+      expect(context).not.toHaveProperty('apiKey');
+    } finally {
+      h.membership.answersKeyRecords = true;
+    }
+  });
 });

@@ -26,6 +26,8 @@ export class FakeMembership {
   readonly keys = new Map<string, number>();
   /** The key records AuthenticateApiKey answers, by key; a key not here is one made without a scope. */
   readonly keyRecords = new Map<string, membership.ApiKey__Output>();
+  /** false: answers as a membership older than scoped keys does, the user alone. */
+  answersKeyRecords = true;
   /** API key id → the key, for DeleteApiKey. */
   readonly keyIds = new Map<number, string>();
   readonly projects = new Map<number, FakeProject>();
@@ -117,6 +119,7 @@ export class FakeMembership {
           if (id === undefined) throw new DomainError('Unauthenticated', 'unknown key');
           const record = this.keyRecords.get(req.api_key);
           if (record && !req.enforces_scopes) throw new DomainError('Unauthenticated', 'scoped key');
+          if (!this.answersKeyRecords) return { user: this.users.get(id) };
           // A key from addUser is one made without a scope: read-write on everything, never expiring.
           return {
             user: this.users.get(id),
