@@ -18,6 +18,29 @@ describe('staleLagSeries', () => {
   });
 });
 
+describe('EventConsumer after a crash (a stand-in kafkajs client)', () => {
+  it('lets kafkajs restart a crashed consumer until stop() is called, and never after', async () => {
+    let retry: { restartOnFailure?: (e: Error) => Promise<boolean> } = {};
+    const kafka = {
+      consumer: (config: { retry: typeof retry }) => {
+        retry = config.retry;
+        return { events: {}, on: () => undefined, disconnect: async () => undefined };
+      },
+      producer: () => ({ disconnect: async () => undefined }),
+    } as unknown as Kafka;
+    const consumer = new EventConsumer({
+      kafka,
+      groupId: 'g',
+      topics: ['t'],
+      logger: createLogger('test', 'silent'),
+      handle: () => Promise.resolve(),
+    });
+    await expect(retry.restartOnFailure!(new Error('broker gone'))).resolves.toBe(true);
+    await consumer.stop();
+    await expect(retry.restartOnFailure!(new Error('broker gone'))).resolves.toBe(false);
+  });
+});
+
 describe('EventConsumer lag gauge on a rebalance (a stand-in kafkajs client)', () => {
   it('drops the series of partitions this process no longer holds when it joins the group again', async () => {
     const listeners = new Map<string, (e: unknown) => void>();

@@ -123,6 +123,8 @@ export class EventConsumer {
   readonly deadLetterTopic: string;
   private readonly consumer: Consumer;
   private readonly dlq: Producer;
+  /** stop() was called: a crash handled from now on restarts nothing. */
+  private stopped = false;
   private readonly retryDelayMs: (attempt: number) => number;
   private readonly backoffs = new Map<string, Backoff>();
   private ready = false;
@@ -167,7 +169,15 @@ export class EventConsumer {
       // kafkajs' default (true) lets a broker with auto.create.topics.enable make a missing topic with its own
       // defaults when we subscribe: topics are made by ensureTopics, with our settings, or not at all.
       allowAutoTopicCreation: false,
-      retry: { retries: 10, maxRetryTime: 5_000 },
+      retry: {
+        retries: 10,
+        maxRetryTime: 5_000,
+        // After a crash kafkajs restarts the consumer on a timer. A crash still being handled when stop() runs
+        // would set that timer after stop's disconnect cleared it, and the stopped consumer would restart for
+        // ever (a test process that never exits; a service that reconnects after its shutdown): never once
+        // stopped.
+        restartOnFailure: async () => !this.stopped,
+      },
       // A paused partition is fetched again only after the fetch in flight returns: keep that long poll short
       // (default 5 s), so a retry runs close to its back-off.
       maxWaitTimeInMs: 1_000,
@@ -349,6 +359,7 @@ export class EventConsumer {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     this.setMember(false);
     this.endedWith(undefined);
     for (const backoff of this.backoffs.values()) clearTimeout(backoff.timer);

@@ -114,7 +114,8 @@ export class TopicTail {
       allowAutoTopicCreation: false,
       // A fetch returns as soon as one message is there; with none it waits this long before asking again.
       maxWaitTimeInMs: 500,
-      retry: { retries: 10, maxRetryTime: 5_000 },
+      // Never restarted once stopped (as EventConsumer: a crash handled during stop() would otherwise restart it).
+      retry: { retries: 10, maxRetryTime: 5_000, restartOnFailure: async () => !this.stopped },
     });
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, () => this.seekAll(consumer));
