@@ -63,24 +63,31 @@ export const apiKeySchemas: ResourceSchemas = {
       },
       expiresAt: {
         type: 'string',
+        pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}',
         description: 'A date and time in the future (UTC unless it names a zone). Left out: never expires.',
       },
       access: { type: 'string', enum: ['read', 'readwrite'], description: 'Default `readwrite`.' },
-      projects: xmlArray(
-        {
-          description: 'A project id, or `{id}`.',
-          anyOf: [projectId, { type: 'string' }, { type: 'object' }],
-        },
-        'projects',
-        'project',
-        'Limits the key to these projects (of which the caller is a member). Left out: every project.',
-      ),
-      groups: xmlArray(
-        group,
-        'groups',
-        'group',
-        `Limits the key to these groups of operations. ${GROUPS_TEXT}.`,
-      ),
+      projects: {
+        ...xmlArray(
+          {
+            description: 'A project id, or `{id}`.',
+            anyOf: [projectId, { type: 'string' }, { type: 'object' }],
+          },
+          'projects',
+          'project',
+          'Limits the key to these projects (of which the caller is a member). Left out: every project.',
+        ),
+        minItems: 1,
+      },
+      groups: {
+        ...xmlArray(
+          group,
+          'groups',
+          'group',
+          `Limits the key to these groups of operations. ${GROUPS_TEXT}.`,
+        ),
+        minItems: 1,
+      },
     }),
   },
 };
