@@ -18,6 +18,17 @@ describe('staleLagSeries', () => {
   });
 });
 
+/** An EventConsumer of group `g` on topic `t` over a stand-in kafkajs client, handling every message at once. */
+const consumerOn = (kafka: Kafka, metrics?: ReturnType<typeof createMetricsRegistry>) =>
+  new EventConsumer({
+    kafka,
+    groupId: 'g',
+    topics: ['t'],
+    logger: createLogger('test', 'silent'),
+    handle: () => Promise.resolve(),
+    ...(metrics ? { metrics } : {}),
+  });
+
 describe('EventConsumer after a crash (a stand-in kafkajs client)', () => {
   it('lets kafkajs restart a crashed consumer until stop() is called, and never after', async () => {
     let retry: { restartOnFailure?: (e: Error) => Promise<boolean> } = {};
@@ -28,13 +39,7 @@ describe('EventConsumer after a crash (a stand-in kafkajs client)', () => {
       },
       producer: () => ({ disconnect: async () => undefined }),
     } as unknown as Kafka;
-    const consumer = new EventConsumer({
-      kafka,
-      groupId: 'g',
-      topics: ['t'],
-      logger: createLogger('test', 'silent'),
-      handle: () => Promise.resolve(),
-    });
+    const consumer = consumerOn(kafka);
     await expect(retry.restartOnFailure!(new Error('broker gone'))).resolves.toBe(true);
     await consumer.stop();
     await expect(retry.restartOnFailure!(new Error('broker gone'))).resolves.toBe(false);
@@ -50,14 +55,7 @@ describe('EventConsumer lag gauge on a rebalance (a stand-in kafkajs client)', (
       producer: () => ({}),
     } as unknown as Kafka;
     const metrics = createMetricsRegistry('test');
-    const consumer = new EventConsumer({
-      kafka,
-      groupId: 'g',
-      topics: ['t'],
-      logger: createLogger('test', 'silent'),
-      handle: () => Promise.resolve(),
-      metrics,
-    });
+    const consumer = consumerOn(kafka, metrics);
     // The gauge the consumer reports into (get-or-create by name), with the lag of three partitions and another
     // group's.
     const lag = gauge(metrics, {

@@ -97,12 +97,12 @@ export class ApiKeyAuthenticator {
   }
 }
 
-/** The record of a key made without limits, as far as a membership older than scoped keys can tell. */
-const unscopedKey = (user: User): membership.ApiKey__Output => ({
-  id: 0,
-  create_time: user.create_time,
+/** The record of a key made without limits (read-write on everything, never expiring, never used yet). */
+export const unscopedKeyRecord = (
+  key: Pick<membership.ApiKey__Output, 'id' | 'create_time' | 'hint'>,
+): membership.ApiKey__Output => ({
+  ...key,
   enabled: true,
-  hint: '',
   name: '',
   expire_time: '',
   read_only: false,
@@ -111,8 +111,15 @@ const unscopedKey = (user: User): membership.ApiKey__Output => ({
   last_use_time: '',
 });
 
-/** An API time (`YYYY-MM-DDTHH:MM:SS`, UTC without a zone: docs/compat.md §1.5) in epoch milliseconds. */
-const apiTime = (time: string): number => Date.parse(`${time}Z`);
+/** As far as a membership older than scoped keys can tell: a key without limits, whose id it does not say. */
+const unscopedKey = (user: User) => unscopedKeyRecord({ id: 0, create_time: user.create_time, hint: '' });
+
+/**
+ * A time as the API writes it (`YYYY-MM-DDTHH:MM:SS`, UTC without a zone: docs/compat.md §1.5), or one naming its
+ * zone, in epoch milliseconds; NaN for anything else.
+ */
+export const apiTime = (time: string): number =>
+  Date.parse(/(?:Z|[+-]\d{2}:\d{2})$/i.test(time) ? time : `${time}Z`);
 
 export function callerKeyOf(apiKey: membership.ApiKey__Output): CallerKey {
   const projects = apiKey.project_ids.map(Number);

@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import { apiKeyDto } from '@flowboard/representation';
-import type { CallerKey } from '../../authz/api-keys';
+import { apiTime, type CallerKey } from '../../authz/api-keys';
 import { SCOPE_GROUPS, withinScope, type KeyScope, type ScopeGroup } from '../../authz/scopes';
 import { insufficientScope } from '../../authz/scope-problem';
 import type { Fields } from '../../wire/body';
@@ -147,20 +147,13 @@ function checkWithinCallerKey(request: KeyRequest, caller: CallerKey): void {
         'and groups (GET /api/v1/me/apikeys/current shows them).',
     );
   }
-  if (
-    caller.expiresAt &&
-    (!request.expiresAt || apiTimeOf(request.expiresAt) > apiTimeOf(caller.expiresAt))
-  ) {
+  if (caller.expiresAt && (!request.expiresAt || apiTime(request.expiresAt) > apiTime(caller.expiresAt))) {
     throw insufficientScope(
       'a key within this one',
       `This key expires at ${caller.expiresAt}; a key it makes must expire no later ('expiresAt').`,
     );
   }
 }
-
-/** A time as the API writes it (UTC without a zone) or with a zone, in epoch ms; NaN leaves the check to membership. */
-const apiTimeOf = (time: string): number =>
-  Date.parse(/(?:Z|[+-]\d{2}:\d{2})$/i.test(time) ? time : `${time}Z`);
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const apiKeyOperations = resourceOperations('Users and API keys', 'account', apiKeyHandlers, [

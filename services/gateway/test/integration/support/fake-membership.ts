@@ -1,3 +1,4 @@
+import { unscopedKeyRecord } from '../../../src/authz/api-keys';
 import { createHash } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import { loadMembershipProto, type membership } from '@flowboard/proto';
@@ -294,18 +295,8 @@ export class FakeMembership {
 }
 
 /** A key as membership lists one made without a scope. */
-const keyRecord = (id: number, key: string): membership.ApiKey__Output => ({
-  id,
-  create_time: '2026-01-01T00:00:00',
-  enabled: true,
-  hint: key.slice(-4),
-  name: '',
-  expire_time: '',
-  read_only: false,
-  project_ids: [],
-  groups: [],
-  last_use_time: '',
-});
+const keyRecord = (id: number, key: string): membership.ApiKey__Output =>
+  unscopedKeyRecord({ id, create_time: '2026-01-01T00:00:00', hint: key.slice(-4) });
 
 const keyIdOf = (keyIds: ReadonlyMap<number, string>, key: string): number =>
   [...keyIds].find(([, k]) => k === key)?.[0] ?? 0;
