@@ -225,6 +225,9 @@ export function fromGrpcError(error: unknown): DomainError {
 }
 
 function kindFor(code: GrpcStatus, reason: string | undefined): ErrorKind {
+  // A peer that does not have the method is a release from before it, met during a rollout (the caller's service was
+  // upgraded first): the operation is unavailable until the peer is upgraded too, not a 405 of the client's.
+  if (code === GrpcStatus.UNIMPLEMENTED) return 'Unavailable';
   const entries = Object.entries(ERROR_TABLE) as Array<[ErrorKind, ErrorMapping]>;
   if (reason) {
     const byReason = entries.find(([, row]) => row.reason === reason);

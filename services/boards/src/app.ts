@@ -38,6 +38,9 @@ import { phasesUseCases } from './phases/application/phases-use-cases';
 import { phasesHandlers } from './phases/grpc/phases.handlers';
 import { storiesUseCases } from './stories/application/stories-use-cases';
 import { ownedStoriesReader } from './stories/db/owned-stories-reader';
+import { makeSearchStories } from './search/application/search-stories';
+import { storySearchReader } from './search/db/story-search-reader';
+import { searchHandlers } from './search/grpc/search.handlers';
 import { phaseStoriesHandlers } from './stories/grpc/phase-stories.handlers';
 import { storiesHandlers } from './stories/grpc/stories.handlers';
 import { newStoryTags } from './tags/application/new-story-tags';
@@ -148,7 +151,7 @@ export function createApp(
     implementation,
   });
   // Every write with events wakes the relay once it commits; stories also read /me/stories on the pool; history
-  // only reads, on the pool. Slices import only those below them (board ← phases ← stories ← tags, tasks,
+  // and search only read, on the pool. Slices import only those below them (board ← phases ← stories ← tags, tasks,
   // comments), so what a lower slice serves with a higher one's help is joined here: a new story's tasks and
   // tags, a story page's tags, and PhasesService's methods about a phase's stories.
   const tags = tagsUseCases(store, relay.wake);
@@ -165,7 +168,10 @@ export function createApp(
   };
   const history = historyUseCases(storyHistoryReader(pool), config.METRICS_WINDOW_DAYS);
   const services = [
-    service('StoriesService', storiesHandlers(logger, stories, storyTags)),
+    service('StoriesService', {
+      ...storiesHandlers(logger, stories, storyTags),
+      ...searchHandlers(logger, makeSearchStories(storySearchReader(pool))),
+    }),
     service('PhasesService', phases),
     service('TagsService', tagsHandlers(logger, tags)),
     service('TasksService', tasksHandlers(logger, tasksUseCases(store, relay.wake))),

@@ -13,6 +13,7 @@ const ITEM_ELEMENT: ReadonlyMap<string, string> = new Map<string, string>([
   ['attempts', 'attempt'],
   ['events', 'event'],
   ['groups', 'group'],
+  ['highlights', 'highlight'],
 ]);
 
 export function itemElementFor(property: string, pageItem?: ResourceType): string {

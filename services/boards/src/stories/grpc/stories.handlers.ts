@@ -39,7 +39,7 @@ export function storiesHandlers(
   logger: Logger,
   useCases: StoriesUseCases,
   storyTags: StoryTagsOfPage,
-): boards.StoriesServiceHandlers {
+): Omit<boards.StoriesServiceHandlers, 'SearchStories'> {
   return {
     CreateStory: unary(
       logger,

@@ -30,6 +30,7 @@ const roles = 'Roles';
 const invites = 'Invites';
 const webhooks = 'Webhooks';
 const events = 'Change stream';
+const search = 'Search';
 const operator = 'Operator';
 
 export const TAGS: Array<{ name: string; description: string }> = [
@@ -54,6 +55,12 @@ export const TAGS: Array<{ name: string; description: string }> = [
     description:
       "Flowboard addition: a project's changes as they happen, as server-sent events or by long-polling (JSON " +
       'or XML), resumable from any position still retained.',
+  },
+  {
+    name: search,
+    description:
+      "Flowboard addition: ranked full-text search over stories' titles, details, tags, tasks and comments, in " +
+      "one project or all of the caller's.",
   },
   { name: operator, description: 'Operator endpoints, authorised by the operator token, not an API key.' },
 ];

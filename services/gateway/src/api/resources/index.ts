@@ -12,6 +12,7 @@ import { meStoryOperations } from './me-stories.routes';
 import { phaseOperations, PHASE_ENRICHMENTS } from './phases.routes';
 import { projectOperations, PROJECT_ENRICHMENTS } from './projects.routes';
 import { roleOperations } from './roles.routes';
+import { searchOperations } from './search.routes';
 import { storyOperations } from './stories.routes';
 import { STORY_ENRICHMENTS } from './story-views';
 import { tagOperations, TAG_ENRICHMENTS } from './tags.routes';
@@ -40,6 +41,7 @@ const RESOURCES: ReadonlyArray<Resource<RouteDeps>> = [
   inviteOperations,
   webhookOperations,
   eventOperations,
+  searchOperations,
 ];
 
 /** THE route table: authentication, 404/405, the access check and the response format all come from it. */

@@ -1,13 +1,12 @@
 import type { CallerKey } from '../../authz/api-keys';
 import { insufficientScope } from '../../authz/scope-problem';
 import { missingScope, reachesProject } from '../../authz/scopes';
-import type { boards } from '@flowboard/proto';
-import { type Dto, storyDto, storyUserIds } from '@flowboard/representation';
+import type { Dto } from '@flowboard/representation';
 import { pageDto } from '../../wire/page';
 import type { Call } from '../call';
 import { page, type Reply } from '../../wire/respond';
 import type { RouteDeps } from './deps';
-import { STORY_ENRICHMENTS, storyDtosFor } from './story-views';
+import { readableProjects, STORY_ENRICHMENTS, storyDtosAcrossProjects } from './story-views';
 import { get, resourceOperations } from '../operation';
 import { V1 } from './paths';
 
@@ -19,48 +18,12 @@ import { V1 } from './paths';
 export function meStoryHandlers(deps: RouteDeps) {
   const { membership, boards } = deps;
 
-  /**
-   * ONE membership call: the projects the caller may read with this key (one limited to some projects reaches
-   * only those), with their names (for `project {id, name}`).
-   */
-  async function readableProjects(key: CallerKey): Promise<Map<number, string>> {
-    const { projects } = await membership.listReadableProjects({});
-    return new Map(projects.filter((p) => reachesProject(key.scope, p.id)).map((p) => [p.id, p.name]));
-  }
-
-  /** Full story DTOs. Without enrichments: one BatchGetUsers for the page; with them, one batch per project. */
-  async function dtos(
-    stories: boards.Story__Output[],
-    names: ReadonlyMap<number, string>,
-    enrich: ReadonlySet<string>,
-  ): Promise<Dto[]> {
-    const project = (id: number) => ({ id, name: names.get(id) ?? '' });
-    if (enrich.size === 0 || (enrich.size === 1 && enrich.has('details'))) {
-      const users = await deps.users.resolve(storyUserIds(stories));
-      return stories.map((s) =>
-        storyDto(s, { project: project(s.project_id), users, details: enrich.has('details') }),
-      );
-    }
-    // The batch RPCs of the enrichments are per project: one call per project on the page (not per story).
-    const groups = new Map<number, boards.Story__Output[]>();
-    for (const s of stories) groups.set(s.project_id, [...(groups.get(s.project_id) ?? []), s]);
-    const byKey = new Map<string, Dto>();
-    await Promise.all(
-      [...groups].map(async ([projectId, group]) => {
-        const call = { project: { projectId, projectName: project(projectId).name } };
-        const built = await storyDtosFor(deps, call, group, enrich);
-        group.forEach((s, i) => byKey.set(`${projectId}:${s.id}`, built[i] as Dto));
-      }),
-    );
-    return stories.map((s) => byKey.get(`${s.project_id}:${s.id}`) as Dto);
-  }
-
   return {
     /** `GET /me/stories` (E, F, Pg): one membership call, one ListOwnedStories call, one BatchGetUsers call. */
     async list(call: Call): Promise<Reply> {
       const enrich = call.enrichments(STORY_ENRICHMENTS);
       const paging = call.paging();
-      const names = await readableProjects(call.key);
+      const names = await readableProjects(membership, call.key);
       const { stories, total_items } = await boards.listOwnedStories({
         owner_id: call.user.id,
         project_ids: [...names.keys()],
@@ -69,7 +32,8 @@ export function meStoryHandlers(deps: RouteDeps) {
         page_size: paging.pageSize,
         all: false,
       });
-      return page('story', pageDto(await dtos(stories, names, enrich), paging, total_items));
+      const dtos = await storyDtosAcrossProjects(deps, stories, names, enrich);
+      return page('story', pageDto(dtos, paging, total_items));
     },
   };
 }

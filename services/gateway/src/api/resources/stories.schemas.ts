@@ -34,36 +34,62 @@ const deadline: Schema = {
     'A date (`2011-02-24`) or a timestamp (`2011-02-24T18:00:00`; a zone is converted to UTC); flowboard addition.',
 };
 
+/** A search's page is cut to this (each story on it gets a snippet); search.routes.ts clamps `pageSize` to it. */
+export const MAX_SEARCH_PAGE_SIZE = 100;
+
+const searchPage = pageSchema('StorySearchHit', 'stories', MAX_SEARCH_PAGE_SIZE) as Schema & {
+  required: string[];
+  properties: Record<string, Schema>;
+};
+
+/** A story's members, which a search hit has too. */
+const STORY_REQUIRED = ['id', 'text', 'size', 'color', 'priority', 'status', 'project', 'phase', 'creator'];
+const STORY_PROPERTIES: Record<string, Schema> = {
+  id: int('Unique within the project.'),
+  text: str(),
+  details: str('Markdown; with `with=details`.'),
+  size: str('`""` when unset.'),
+  color: ref('Color'),
+  priority: str('`""` when unset.'),
+  deadline: { ...timestamp, description: 'Only when set.' },
+  status: { type: 'string', enum: ['planned', 'started', 'ready', 'blocked', 'finished'] },
+  blockedReason: str('Only while `blocked`.'),
+  project: named('The project.'),
+  phase: named('The phase the story sits in.'),
+  creator: ref('UserRef'),
+  owner: { ...ref('UserRef'), description: 'The assigned user; omitted when nobody is.' },
+  tags: arrayOf(ref('Tag'), 'With `with=tags`.'),
+  tasks: arrayOf(ref('Task'), 'With `with=tasks`.'),
+  comments: arrayOf(ref('Comment'), 'With `with=comments`.'),
+  milestones: arrayOf(ref('Milestone'), 'With `with=milestones`: one per stay in a phase, oldest first.'),
+  steps: arrayOf(ref('Step'), 'With `with=steps`: one per status period, oldest first.'),
+  metrics: { ...ref('StoryMetrics'), description: 'With `with=metrics`.' },
+};
+
 export const storySchemas: ResourceSchemas = {
   responses: {
-    Story: resource(
-      'story',
-      ['id', 'text', 'size', 'color', 'priority', 'status', 'project', 'phase', 'creator'],
+    Story: resource('story', STORY_REQUIRED, STORY_PROPERTIES),
+    // Search (search.routes.ts): a story as every list shows it, with where it matched.
+    StorySearchHit: resource('story', [...STORY_REQUIRED, 'match'], {
+      ...STORY_PROPERTIES,
+      match: ref('SearchMatch'),
+    }),
+    SearchMatch: resource(
+      'match',
+      ['field', 'snippet', 'highlights', 'score'],
       {
-        id: int('Unique within the project.'),
-        text: str(),
-        details: str('Markdown; with `with=details`.'),
-        size: str('`""` when unset.'),
-        color: ref('Color'),
-        priority: str('`""` when unset.'),
-        deadline: { ...timestamp, description: 'Only when set.' },
-        status: { type: 'string', enum: ['planned', 'started', 'ready', 'blocked', 'finished'] },
-        blockedReason: str('Only while `blocked`.'),
-        project: named('The project.'),
-        phase: named('The phase the story sits in.'),
-        creator: ref('UserRef'),
-        owner: { ...ref('UserRef'), description: 'The assigned user; omitted when nobody is.' },
-        tags: arrayOf(ref('Tag'), 'With `with=tags`.'),
-        tasks: arrayOf(ref('Task'), 'With `with=tasks`.'),
-        comments: arrayOf(ref('Comment'), 'With `with=comments`.'),
-        milestones: arrayOf(
-          ref('Milestone'),
-          'With `with=milestones`: one per stay in a phase, oldest first.',
-        ),
-        steps: arrayOf(ref('Step'), 'With `with=steps`: one per status period, oldest first.'),
-        metrics: { ...ref('StoryMetrics'), description: 'With `with=metrics`.' },
+        field: { type: 'string', enum: ['text', 'tag', 'details', 'task', 'comment'] },
+        id: int('The tag, task or comment that matched; absent for `text` and `details`.'),
+        snippet: str('A short passage of that field around the match, as plain text.'),
+        highlights: arrayOf(ref('SearchHighlight'), 'The searched words in the snippet.'),
+        score: { type: 'number', description: 'The rank, higher first; comparable within one answer only.' },
       },
+      { description: 'Flowboard addition: where the story matched.' },
     ),
+    SearchHighlight: resource('highlight', ['start', 'length'], {
+      start: int("In Unicode code points from the snippet's start (not UTF-16 code units)."),
+      length: int('In code points.'),
+    }),
     Milestone: resource('milestone', ['id', 'phase', 'startTime', 'duration'], {
       id: int(),
       phase: ref('NamedRef'),
@@ -103,7 +129,22 @@ export const storySchemas: ResourceSchemas = {
       },
     ),
   },
-  pages: { StoryPage: pageSchema('Story', 'stories') },
+  pages: {
+    StoryPage: pageSchema('Story', 'stories'),
+    StorySearchHitPage: {
+      ...searchPage,
+      required: [...searchPage.required, 'matchLimit', 'moreMatches'],
+      properties: {
+        ...searchPage.properties,
+        matchLimit: int('How many matches a search ranks at most (1,000).'),
+        moreMatches: {
+          type: 'boolean',
+          description:
+            'More stories matched than were ranked: `totalItems` counts the ranked ones. Narrow the query.',
+        },
+      },
+    },
+  },
   requests: {
     StoryCreate: body(
       'story',

@@ -14,6 +14,8 @@ import {
   taskUserIds,
   type UsersById,
 } from '@flowboard/representation';
+import type { CallerKey } from '../../authz/api-keys';
+import { reachesProject } from '../../authz/scopes';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
 import type { Query } from '../../wire/query';
 import type { Call } from '../call';
@@ -98,6 +100,48 @@ export async function storyDtosFor(
     // historyBatch is there exactly when milestones, steps or metrics were asked for.
     return historyBatch ? Object.assign(dto, storyHistoryFields(history.get(story.id), enrich, users)) : dto;
   });
+}
+
+/**
+ * The projects whose stories a key may read, with their names (for `project {id, name}`): ONE membership call, the
+ * caller's readable projects, narrowed to those a key limited to some projects reaches.
+ */
+export async function readableProjects(
+  membership: RouteDeps['membership'],
+  key: CallerKey,
+): Promise<Map<number, string>> {
+  const { projects } = await membership.listReadableProjects({});
+  return new Map(projects.filter((p) => reachesProject(key.scope, p.id)).map((p) => [p.id, p.name]));
+}
+
+/**
+ * Stories of several projects (/me/stories, /me/search) as DTOs, in the order given. Without enrichments: one
+ * BatchGetUsers for the page; with them, one batch per project on the page (not per story).
+ */
+export async function storyDtosAcrossProjects(
+  deps: Pick<RouteDeps, 'users' | 'boards'>,
+  stories: boards.Story__Output[],
+  names: ReadonlyMap<number, string>,
+  enrich: ReadonlySet<string>,
+): Promise<Dto[]> {
+  const project = (id: number) => ({ id, name: names.get(id) ?? '' });
+  if (enrich.size === 0 || (enrich.size === 1 && enrich.has('details'))) {
+    const users = await deps.users.resolve(storyUserIds(stories));
+    return stories.map((s) =>
+      storyDto(s, { project: project(s.project_id), users, details: enrich.has('details') }),
+    );
+  }
+  const groups = new Map<number, boards.Story__Output[]>();
+  for (const s of stories) groups.set(s.project_id, [...(groups.get(s.project_id) ?? []), s]);
+  const byKey = new Map<string, Dto>();
+  await Promise.all(
+    [...groups].map(async ([projectId, group]) => {
+      const call = { project: { projectId, projectName: project(projectId).name } };
+      const built = await storyDtosFor(deps, call, group, enrich);
+      group.forEach((s, i) => byKey.set(`${projectId}:${s.id}`, built[i] as Dto));
+    }),
+  );
+  return stories.map((s) => byKey.get(`${s.project_id}:${s.id}`) as Dto);
 }
 
 /** The members as filter aliases, when the filter names users (owner:/creator:); else none are needed. */

@@ -364,6 +364,8 @@ export class FakeBoards {
         );
         return { stories: owned, total_items: owned.length };
       }),
+      // Search is boards' own (its integration tests, and the e2e tests against the real stack).
+      SearchStories: notFaked('SearchStories'),
     };
     const services = loadBoardsServices().map(({ service }) => ({
       name: serviceNameOf(service),
