@@ -57,7 +57,7 @@ const BOARDS_SLICE_LEVELS = [
   ['phases'], // the board's phases, written under the board's lock
   ['stories'], // stories in phases: numbered by the board, history written with every create and move
   ['tags', 'tasks', 'comments'], // what hangs off a story; tasks and tags give a new story its parts
-  ['search'], // full-text search: reads a story with everything hanging off it
+  ['search', 'bulk'], // search reads a story with everything hanging off it; bulk writes many, with their tags
 ];
 const boardsSliceRules = () =>
   BOARDS_SLICE_LEVELS.flatMap((level, at) =>

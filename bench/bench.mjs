@@ -39,6 +39,17 @@ const TAGS = 20;
 const BOARDS = Number(env('BENCH_BOARDS', '50'));
 const BOARD_STORIES = Number(env('BENCH_BOARD_STORIES', '1000'));
 const STACK_HOME = env('FLOWBOARD_HOME', '.flowboard');
+// Words in the seeded titles, for the search scenarios: story g has FIRST_WORDS[g % 50] and SECOND_WORDS[(g / 50) % 40],
+// so each first word is on 2,000 stories (more than the 1,000 a search ranks) and each pair on 50.
+const FIRST_WORDS =
+  `amber basil cedar delta ember fjord garnet harbor indigo juniper kestrel lagoon meadow nectar onyx
+  pebble quartz raven saffron tundra umber violet willow xenon yarrow zephyr anchor beacon canyon dune estuary falcon
+  glacier heron island jasper kelp lantern marble nimbus orchid prairie quill reef summit thistle upland vortex
+  walnut yonder`.split(/\s+/);
+const SECOND_WORDS =
+  `apple bridge candle drum engine feather garden hammer igloo jacket kettle ladder mirror needle
+  orange pillow rocket saddle table umbrella valley wagon yogurt zipper arrow bottle castle dragon emerald forest
+  guitar helmet iron jungle kitten lemon monkey noodle ocean pepper`.split(/\s+/);
 
 if (!DATABASE_URL) throw new Error('BOARDS_DATABASE_URL is required (bench/run.sh sets it)');
 
@@ -109,7 +120,8 @@ async function seed(db, projectId, userId, count = STORIES, { vacuum = true, qui
     await db.query(
       `INSERT INTO stories (project_id, id, text, details, size, priority, color, status, phase_id, board_position,
                             creator_id, owner_id, created_at, updated_at)
-       SELECT $1, g, 'Story ' || g || ' of the bench board',
+       SELECT $1, g, 'Story ' || g || ' ' || ($7::text[])[1 + g % 50] || ' ' || ($8::text[])[1 + (g / 50) % 40]
+                     || ' of the bench board',
               CASE WHEN g % 10 = 0 THEN 'Details of story ' || g ELSE '' END,
               CASE WHEN g % 3 = 0 THEN (g % 8)::text ELSE '' END, '',
               (ARRAY['grey','blue','red','green','orange','yellow','purple','teal'])[1 + g % 8],
@@ -118,7 +130,7 @@ async function seed(db, projectId, userId, count = STORIES, { vacuum = true, qui
               CASE WHEN g % 2 = 0 THEN $5::bigint END,
               now() - ($6 - g) * interval '1 second', now()
        FROM generate_series($2::int, $3::int) g`,
-      [projectId, from, to, phaseIds, userId, count],
+      [projectId, from, to, phaseIds, userId, count, FIRST_WORDS, SECOND_WORDS],
     );
     await db.query(
       `INSERT INTO story_milestones (project_id, story_id, phase_id, start_time)
@@ -166,6 +178,8 @@ async function seed(db, projectId, userId, count = STORIES, { vacuum = true, qui
 /** Statistics for the planner, and the visibility map for index-only counts, as autovacuum would leave them. */
 async function vacuumAnalyze(db, withTags) {
   await db.query('VACUUM ANALYZE stories, story_milestones, story_steps, tasks');
+  const { rows } = await db.query("SELECT to_regclass('story_search') IS NOT NULL AS present");
+  if (rows[0].present) await db.query('VACUUM ANALYZE story_search');
   if (withTags) await db.query('VACUUM ANALYZE tags, story_tags');
 }
 
@@ -232,6 +246,16 @@ async function run(title, { duration = DURATION, connections = CONNECTIONS, alon
 const rand = (n) => 1 + Math.floor(Math.random() * n);
 
 const IDEMPOTENT_POST = 'POST P/stories with Idempotency-Key';
+const SINGLE_MOVES = 'PUT P/stories/{id} phase move, one board (contended)';
+const SEARCH_PAIR = 'GET P/search?q=<two words> (50 matches)';
+const BULK_MOVES = 'PUT P/stories/bulk, 100 moves a request, one board';
+
+/** `count` different story ids of 1..`of`, for one bulk request (a story named twice is its 400). */
+function distinctStories(count, of) {
+  const ids = new Set();
+  while (ids.size < count) ids.add(rand(of));
+  return [...ids];
+}
 
 /** Never the same twice in a run (warm-ups included), so no read finds its answer cached. */
 let missSerial = 0;
@@ -362,7 +386,7 @@ async function main() {
     ['POST P/stories', { method: 'POST', path: `${P}/stories`, body: (i) => ({ text: `bench ${i}` }) }],
     // Different stories of one board from every connection: each move queues for that board's lock.
     [
-      'PUT P/stories/{id} phase move, one board (contended)',
+      SINGLE_MOVES,
       {
         method: 'PUT',
         path: () => `${P}/stories/${rand(STORIES)}`,
@@ -439,6 +463,31 @@ async function main() {
         method: 'POST',
         path: () => `${P}/stories/${rand(STORIES)}/comments`,
         body: (i) => ({ text: `comment ${i}` }),
+      },
+    ],
+    // Search (issue 30) on the big board: words every story of a first word has (2,000 matches, of which 1,000 are
+    // ranked), two words together (50 matches), and one story's number (1 match).
+    [
+      SEARCH_PAIR,
+      { path: (i) => `${P}/search?q=${FIRST_WORDS[i % 50]}+${SECOND_WORDS[Math.floor(i / 50) % 40]}` },
+    ],
+    [
+      'GET P/search?q=<one word> (2,000 matches, 1,000 ranked)',
+      { path: (i) => `${P}/search?q=${FIRST_WORDS[i % 50]}` },
+    ],
+    ['GET P/search?q=<a story number> (1 match)', { path: () => `${P}/search?q=${rand(STORIES)}` }],
+    // 100 moves in one request (issue 30): cards a second against scenario 7's single moves on the same board.
+    [
+      BULK_MOVES,
+      {
+        method: 'PUT',
+        path: `${P}/stories/bulk`,
+        body: (i) => ({
+          stories: distinctStories(100, STORIES).map((id, n) => ({
+            id,
+            phase: middle[(i + n) % middle.length],
+          })),
+        }),
       },
     ],
   ];
@@ -537,6 +586,16 @@ async function main() {
       `Idempotency-Key on POST: ${keyedPost['req/s']} req/s, ${keyedPost['CPU ms/req']} CPU ms/req ` +
         `(without: ${plainPost['req/s']} req/s, ${plainPost['CPU ms/req']} CPU ms/req)${flag(plainPost, keyedPost)}`,
     );
+  const search = rows.find((row) => row.scenario === SEARCH_PAIR);
+  if (search)
+    console.log(`search, 32 connections: p99 ${search['p99 ms']} ms (target < 50 ms)${flag(search)}`);
+  const singleMoves = rows.find((row) => row.scenario === SINGLE_MOVES);
+  const bulkMoves = rows.find((row) => row.scenario === BULK_MOVES);
+  if (singleMoves && bulkMoves)
+    console.log(
+      `moves on one board: ${bulkMoves['req/s'] * 100} cards/s in bulk requests of 100, ${singleMoves['req/s']}/s one ` +
+        `by one: ${((bulkMoves['req/s'] * 100) / singleMoves['req/s']).toFixed(1)}x (target >= 10x)${flag(singleMoves, bulkMoves)}`,
+    );
   const failed = rows.filter((row) => row.errors > 0).map((row) => row.scenario);
   if (failed.length) console.log(`errors in: ${failed.join('; ')} (429: raise BENCH_KEYS)`);
   const load = os
@@ -546,6 +605,7 @@ async function main() {
   console.log(
     `${os.cpus().length} CPUs (${os.cpus()[0]?.model}), load average 1/5/15 min at the end: ${load}`,
   );
+  if (!only || process.argv.includes('--sync')) await fullSync(P, keys[0]);
   if (process.argv.includes('--board')) {
     // The whole board in one response (every story of every phase): one request at a time, timed.
     for (let n = 1; n <= 2; n++) {
@@ -560,6 +620,35 @@ async function main() {
     }
   }
   await backlogDb?.end();
+}
+
+/**
+ * A client's first full sync of the big board (issue 30): `updatedSince=start`, 1,000 stories a page, following
+ * `nextCursor`, one request at a time; then an incremental sync from the token it ended with. Prints the time.
+ */
+async function fullSync(P, key) {
+  const get = async (query) => {
+    const res = await fetch(`${GATEWAY_URL}${P}/stories?${query}`, { headers: { 'X-Zen-ApiKey': key } });
+    if (res.status !== 200) throw new Error(`sync: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const t0 = performance.now();
+  let page = await get('updatedSince=start&pageSize=1000');
+  let stories = page.items.length;
+  let pages = 1;
+  while (page.nextCursor) {
+    page = await get(`cursor=${encodeURIComponent(page.nextCursor)}&pageSize=1000`);
+    stories += page.items.length;
+    pages += 1;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  const since = await get(`updatedSince=${encodeURIComponent(page.syncToken)}&pageSize=1000`);
+  console.log(
+    `full sync by cursor: ${stories.toLocaleString('en')} stories in ${pages} pages, ${seconds.toFixed(1)} s ` +
+      `(${Math.round(stories / seconds).toLocaleString('en')} stories/s; target < 10 s); the next sync: ` +
+      `${since.items.length} changed, ${since.deleted?.length ?? 0} deleted, ${(performance.now() - t1).toFixed(0)} ms`,
+  );
 }
 
 main().catch((err) => {

@@ -31,6 +31,7 @@ export const PLURALS = {
   account: 'accounts',
   webhook: 'webhooks',
   delivery: 'deliveries',
+  bulkResult: 'bulkResults',
 } as const;
 
 export type ResourceType = keyof typeof PLURALS;

@@ -16,7 +16,7 @@ CREATE FUNCTION story_search_vector(source text, weight "char") RETURNS tsvector
 
 CREATE TABLE story_search (
   project_id    bigint   NOT NULL,
-  story_id      integer  NOT NULL,
+  story_id      bigint   NOT NULL,
   story_part    tsvector NOT NULL DEFAULT ''::tsvector, -- text (A), details (C)
   tags_part     tsvector NOT NULL DEFAULT ''::tsvector, -- tag names (B)
   tasks_part    tsvector NOT NULL DEFAULT ''::tsvector, -- task texts (C)
@@ -34,18 +34,18 @@ CREATE FUNCTION story_search_story_part(story_text text, details text) RETURNS t
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN story_search_vector(story_text, 'A') || story_search_vector(details, 'C');
 
-CREATE FUNCTION story_search_tags_part(project bigint, story integer) RETURNS tsvector
+CREATE FUNCTION story_search_tags_part(project bigint, story bigint) RETURNS tsvector
   LANGUAGE sql STABLE PARALLEL SAFE
   RETURN (SELECT story_search_vector(string_agg(t.name, ' ' ORDER BY t.id), 'B')
           FROM story_tags st JOIN tags t ON t.project_id = st.project_id AND t.id = st.tag_id
           WHERE st.project_id = project AND st.story_id = story);
 
-CREATE FUNCTION story_search_tasks_part(project bigint, story integer) RETURNS tsvector
+CREATE FUNCTION story_search_tasks_part(project bigint, story bigint) RETURNS tsvector
   LANGUAGE sql STABLE PARALLEL SAFE
   RETURN (SELECT story_search_vector(string_agg(k.text, ' ' ORDER BY k.position), 'C')
           FROM tasks k WHERE k.project_id = project AND k.story_id = story);
 
-CREATE FUNCTION story_search_comments_part(project bigint, story integer) RETURNS tsvector
+CREATE FUNCTION story_search_comments_part(project bigint, story bigint) RETURNS tsvector
   LANGUAGE sql STABLE PARALLEL SAFE
   RETURN (SELECT story_search_vector(string_agg(c.text, ' ' ORDER BY c.created_at, c.id), 'D')
           FROM comments c WHERE c.project_id = project AND c.story_id = story);

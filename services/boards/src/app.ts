@@ -38,6 +38,11 @@ import { phasesUseCases } from './phases/application/phases-use-cases';
 import { phasesHandlers } from './phases/grpc/phases.handlers';
 import { storiesUseCases } from './stories/application/stories-use-cases';
 import { ownedStoriesReader } from './stories/db/owned-stories-reader';
+import { storyPagesReader } from './stories/db/story-pages-reader';
+import { pruneStoryTombstones } from './stories/db/story-tombstone-pruner';
+import { TOMBSTONE_RETENTION_DAYS } from './stories/domain/sync-position';
+import { makeBulkCreateStories, makeBulkUpdateStories } from './bulk/application/bulk-stories';
+import { bulkHandlers } from './bulk/grpc/bulk.handlers';
 import { makeSearchStories } from './search/application/search-stories';
 import { storySearchReader } from './search/db/story-search-reader';
 import { searchHandlers } from './search/grpc/search.handlers';
@@ -155,10 +160,12 @@ export function createApp(
   // comments), so what a lower slice serves with a higher one's help is joined here: a new story's tasks and
   // tags, a story page's tags, and PhasesService's methods about a phase's stories.
   const tags = tagsUseCases(store, relay.wake);
+  const newStoryParts = [newStoryTasks, newStoryTags];
   const stories = storiesUseCases(store, {
     ownedStories: ownedStoriesReader(pool),
+    storyPages: storyPagesReader(pool),
     wakeOutbox: relay.wake,
-    newStoryParts: [newStoryTasks, newStoryTags],
+    newStoryParts,
   });
   const storyTags = async (projectId: number, storyIds: number[]) =>
     storyTagsMessages(await tags.batchGetStoryTags(projectId, storyIds));
@@ -171,6 +178,10 @@ export function createApp(
     service('StoriesService', {
       ...storiesHandlers(logger, stories, storyTags),
       ...searchHandlers(logger, makeSearchStories(storySearchReader(pool))),
+      ...bulkHandlers(logger, {
+        bulkCreateStories: makeBulkCreateStories(store, relay.wake, newStoryParts),
+        bulkUpdateStories: makeBulkUpdateStories(store, relay.wake),
+      }),
     }),
     service('PhasesService', phases),
     service('TagsService', tagsHandlers(logger, tags)),
@@ -186,6 +197,13 @@ export function createApp(
     services: [...services, legacyService(services)],
   });
 
+  // Sync tombstones older than the retention go hourly (README "Sync: cursors and updatedSince"); every replica may.
+  let pruning: NodeJS.Timeout | undefined;
+  const pruneTombstones = () =>
+    pruneStoryTombstones(pool, TOMBSTONE_RETENTION_DAYS).catch((err: unknown) =>
+      logger.warn({ err }, 'pruning story tombstones failed; the next pass retries'),
+    );
+
   let stopped: Promise<void> | undefined;
   return {
     logger,
@@ -196,10 +214,13 @@ export function createApp(
       const port = await server.start();
       relay.start();
       consumer?.start();
+      pruning = setInterval(() => void pruneTombstones(), TOMBSTONE_PRUNE_INTERVAL_MS);
+      pruning.unref();
       return port;
     },
     stop: () =>
       (stopped ??= (async () => {
+        clearInterval(pruning);
         await server.stop();
         // Waits for a message in hand to finish (it uses the pool); bounded, like every step below.
         if (consumer && !(await settlesWithin(consumer.stop(), SHUTDOWN_STEP_TIMEOUT_MS)))
@@ -211,6 +232,8 @@ export function createApp(
       })()),
   };
 }
+
+const TOMBSTONE_PRUNE_INTERVAL_MS = 60 * 60_000;
 
 /**
  * Every method of the six services again under the name they had before the split (`BoardsService`), by the same

@@ -1,6 +1,7 @@
 import type { Pool } from '@flowboard/pg-kit';
 import { boardRepository } from '../board/db/board-repository';
 import { withBoardTransactions, type BoardTransactionsOptions } from '../board/db/board-transactions';
+import { savepoints } from '../board/db/savepoints';
 import { commentRepository } from '../comments/db/comment-repository';
 import { storyHistoryRepository } from '../history/db/story-history-repository';
 import { phaseRepository } from '../phases/db/phase-repository';
@@ -27,6 +28,7 @@ export function createBoardsStore(pool: Pool, schema: string, options: BoardTran
       tasks: taskRepository(db),
       comments: commentRepository(db),
       tags: tagRepository(db),
+      savepoints: savepoints(db),
     }),
     options,
   );

@@ -98,7 +98,13 @@ export function createCall(req: Request, res: Response, input: CallInput, bodyLi
     body: () => (body ??= bodyText === undefined ? readBody(req, bodyLimit) : parseLater(bodyText)),
     ...(input.streamedBody ? { streamedBody: input.streamedBody } : {}),
     enrichments: (vocabulary) => parseEnrichments(query.getAll('with'), vocabulary),
-    paging: () => parsePaging(single(query, 'page'), single(query, 'pageSize')),
+    paging: () =>
+      parsePaging(single(query, 'page'), single(query, 'pageSize'), {
+        text: single(query, 'cursor'),
+        // The list a cursor belongs to: the route and its parameters, whatever the format.
+        list: `${route.pattern} ${JSON.stringify(route.params)}`,
+        where: query.getAll('where').join(' and '),
+      }),
     expectedVersion: () => expectedVersion(req.headers),
   };
 }

@@ -37,6 +37,8 @@ export interface Operation {
   where?: FilterSet;
   /** `page`/`pageSize`; implied by a page answer. */
   paged?: boolean;
+  /** Pages by `cursor` too (README "Sync: cursors and updatedSince"): the handler honours `paging.cursor`. */
+  cursor?: boolean;
   /**
    * A single resource with an ETag (wire/conditional.ts): a GET answers 304 for `If-None-Match`, a PUT or DELETE
    * checks `If-Match` (412).

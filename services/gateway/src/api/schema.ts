@@ -67,6 +67,9 @@ export function pageSchema(item: string, plural: string, maxPageSize = 1000): Sc
     totalPages: int('ceil(totalItems / pageSize); 0 when empty.'),
     totalItems: int('Items in all pages.'),
     items: arrayOf(ref(item)),
+    nextCursor: str(
+      'By cursor (`cursor=`): the cursor of the next page; absent on the last page. Flowboard addition.',
+    ),
   });
 }
 

@@ -195,6 +195,7 @@ function queryParametersOf(
   if (op.where) out.push(named(`where.${op.where}`));
   if (op.with) out.push(named(`with.${op.with}`));
   if (op.paged || (typeof op.ok === 'object' && 'page' in op.ok)) out.push(named('page'), named('pageSize'));
+  if (op.cursor) out.push(named('cursor'));
   for (const parameter of op.parameters ?? []) {
     if (parameter.in === 'query') out.push([parameter.name as string, parameter]);
   }

@@ -37,18 +37,22 @@ export function noneMatch(headers: IncomingHttpHeaders, etag: string): boolean {
  * so the service answers 404 or 412 as it finds the resource. Tags of several versions → 400.
  */
 export function expectedVersion(headers: IncomingHttpHeaders): number {
-  const field = headers['if-match'];
+  return expectedVersionOf(headers['if-match'], 'If-Match');
+}
+
+/** `expectedVersion` of one If-Match value, wherever it came from (a bulk update's story carries its own). */
+export function expectedVersionOf(field: string | undefined, name: string): number {
   if (field === undefined) return 0;
   const tags = entityTags(field);
   if (tags === '*') return 0;
   if (tags.length === 0) {
-    throw new DomainError('InvalidArgument', "If-Match must be '*' or entity-tags in double quotes.", {
+    throw new DomainError('InvalidArgument', `${name} must be '*' or entity-tags in double quotes.`, {
       problem: 'invalid-parameter',
     });
   }
   const versions = new Set(tags.map((tag) => Number(OURS.exec(tag)?.[1] ?? -1)));
   if (versions.size > 1) {
-    throw new DomainError('InvalidArgument', 'If-Match may name one version of the resource.', {
+    throw new DomainError('InvalidArgument', `${name} may name one version of the resource.`, {
       problem: 'invalid-parameter',
     });
   }

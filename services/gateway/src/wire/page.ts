@@ -1,9 +1,19 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { Dto, PageDto } from '@flowboard/representation';
+import { decodeCursor, encodeCursor, type CursorState } from './cursor';
 
 export interface Paging {
   page: number;
   pageSize: number;
+  /** `cursor=` given: the walk's state, and how to write the next page's cursor (bound to the list and `where`). */
+  cursor?: CursorPaging;
+  /** Begins a cursor walk of this list though no `cursor` was given (updatedSince does). */
+  beginWalk?: () => CursorPaging;
+}
+
+export interface CursorPaging {
+  state: CursorState;
+  next(state: CursorState): string;
 }
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -19,11 +29,30 @@ export const MAX_PAGE = 2_147_483_647;
  * least 1 is accepted, however many digits it has: `pageSize` is clamped to 1000 and `page` to MAX_PAGE.
  * Below 1 or not an integer (an empty value included) → 400 naming the argument.
  */
-export function parsePaging(page: string | undefined, pageSize: string | undefined): Paging {
-  return {
+export function parsePaging(
+  page: string | undefined,
+  pageSize: string | undefined,
+  /** `cursor` (README "Sync: cursors and updatedSince"), with the list it walks and its `where`. */
+  cursor?: { text: string | undefined; list: string; where: string },
+): Paging {
+  const paging = {
     page: positive('page', page, 1, MAX_PAGE),
     pageSize: positive('pageSize', pageSize, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
   };
+  if (!cursor) return paging;
+  const { list, where } = cursor;
+  const walk = (state: CursorState): CursorPaging => ({ state, next: (s) => encodeCursor(list, where, s) });
+  if (cursor.text === undefined) return { ...paging, beginWalk: () => walk({ after: 0, page: 1 }) };
+  if (page !== undefined)
+    throw new DomainError(
+      'InvalidArgument',
+      "Give 'cursor' or 'page', not both: they are two ways to page.",
+      {
+        problem: 'invalid-parameter',
+      },
+    );
+  const state = decodeCursor(cursor.text, list, where);
+  return { ...paging, page: state.page, cursor: walk(state) };
 }
 
 function positive(name: string, raw: string | undefined, fallback: number, max: number): number {
@@ -39,14 +68,67 @@ function positive(name: string, raw: string | undefined, fallback: number, max: 
   return Math.min(value, max);
 }
 
-/** The envelope for one page of a list the caller has whole. */
+/**
+ * The envelope for one page of a list the caller has whole. By cursor, the items come in id order after the
+ * cursor's id (ids never change, so the walk neither skips nor repeats an item that stays in the list); by page,
+ * in the list's own order.
+ */
 export function pageOf(all: Dto[], paging: Paging): PageDto {
+  const cursor = paging.cursor;
+  if (cursor) {
+    const after = cursor.state.after;
+    const rest = all.filter((item) => compareIds(item.id, after) > 0).sort((a, b) => compareIds(a.id, b.id));
+    const items = rest.slice(0, paging.pageSize);
+    const last = items[items.length - 1]?.id;
+    const next =
+      rest.length > items.length && (typeof last === 'number' || typeof last === 'string')
+        ? { after: last, page: cursor.state.page + 1 }
+        : undefined;
+    return cursorPageDto(items, paging, all.length, next);
+  }
   const start = (paging.page - 1) * paging.pageSize;
   return pageDto(all.slice(start, start + paging.pageSize), paging, all.length);
 }
 
+/** Ids in order: numbers by value (before any string, e.g. the start's 0), strings by code units. */
+function compareIds(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'number') return -1;
+  if (typeof b === 'number') return 1;
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}
+
+/**
+ * A page by cursor: the page envelope (`page` is this page's number in the walk; the totals count the list as it
+ * is now) and `nextCursor` unless this is the last page. `extra` members (a sync's) go after `items`.
+ */
+export function cursorPageDto(
+  items: Dto[],
+  paging: Paging,
+  totalItems: number,
+  next: CursorState | undefined,
+  extra: Dto = {},
+): PageDto {
+  const cursor = paging.cursor;
+  if (!cursor) throw new Error('cursorPageDto without a cursor');
+  return {
+    ...pageDto(items, paging, totalItems, true),
+    ...extra,
+    ...(next ? { nextCursor: cursor.next(next) } : {}),
+  };
+}
+
 /** The envelope in its JSON key order: `page, pageSize, totalPages, totalItems, items`. */
-export function pageDto(items: Dto[], paging: Paging, totalItems: number): PageDto {
+export function pageDto(items: Dto[], paging: Paging, totalItems: number, byCursor = false): PageDto {
+  // A list paged by its service answers by cursor only where its handler asked for it (cursorPageDto).
+  if (paging.cursor && !byCursor)
+    throw new DomainError(
+      'InvalidArgument',
+      "This list pages by 'page' and 'pageSize' only, not by 'cursor'.",
+      {
+        problem: 'invalid-parameter',
+      },
+    );
   return {
     page: paging.page,
     pageSize: paging.pageSize,

@@ -14,6 +14,9 @@ const ITEM_ELEMENT: ReadonlyMap<string, string> = new Map<string, string>([
   ['events', 'event'],
   ['groups', 'group'],
   ['highlights', 'highlight'],
+  // A sync's deleted stories (README "Sync: cursors and updatedSince").
+  ['deleted', 'deletedStory'],
+  ['results', 'result'],
 ]);
 
 export function itemElementFor(property: string, pageItem?: ResourceType): string {

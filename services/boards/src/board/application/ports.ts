@@ -25,6 +25,15 @@ export interface BoardRepository {
 }
 
 /**
+ * Savepoints of the current transaction: `within` runs `work` so that, when it throws, what it wrote is undone and
+ * the transaction goes on (even after a failed statement), as if it had not run. A bulk write's stories are each all
+ * or nothing this way, in the one transaction of the request.
+ */
+export interface Savepoints {
+  within<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/**
  * A new board's phases, as its creation writes and answers them: phases/'s repository is one (`Phase` is its
  * record). Declared here, beside the board that starts with them, so board/ needs nothing of phases/.
  */

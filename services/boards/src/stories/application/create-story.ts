@@ -62,56 +62,84 @@ export function makeCreateStory<Tx extends StoriesRepositories>(
   parts: ReadonlyArray<NewStoryPart<Tx>> = [],
 ): CreateStory {
   return async (command) => {
-    const projectId = requirePositiveId('project_id', command.projectId);
-    const ownerId = optionalId('owner_id', command.ownerId);
-    const creatorId = requirePositiveId('creator', command.creatorId);
-    const phaseRef = command.phaseId === 0 ? 'backlog' : requirePhaseId(command.phaseId);
-    const fields = parseNewStory(command);
-    const partWrites = parts.map((part) => part(command, creatorId)).filter((write) => write !== undefined);
-
-    const created = await store.boardTransaction(projectId, async (tx) => {
-      const id = await tx.boards.allocateStoryId(projectId);
-      if (id === undefined) throw new DomainError('NotFound', 'Board not found');
-
-      const placement = await tx.phases.findPlacement(projectId, phaseRef);
-      if (!placement) {
-        if (phaseRef === 'backlog') throw new Error(`board ${projectId} has no phase at position 0`);
-        throw new DomainError('InvalidArgument', `Invalid phase: no phase ${phaseRef} in this project.`, {
-          problem: 'invalid-reference',
-        });
-      }
-      const status = statusForPhasePosition(placement.phase.position, placement.lastPosition);
-
-      const story = await tx.stories.insert({
-        projectId,
-        id,
-        ...fields,
-        status,
-        phaseId: placement.phase.id,
-        creatorId,
-        ownerId,
-      });
-      await tx.history.open({
-        projectId,
-        storyId: id,
-        phaseId: placement.phase.id,
-        stepType: stepTypeForStatus(status),
-        at: story.createdAt,
-        author: changeAuthor(creatorId),
-      });
-      await publishStoryChange(tx.outbox, {
-        projectId,
-        storyId: id,
-        actorId: creatorId,
-        type: 'story.created',
-        resource: toStoryMessage(story),
-      });
-      for (const write of partWrites) await write(tx, story);
-      return story;
-    });
+    const prepared = prepareNewStory(command, parts);
+    const created = await store.boardTransaction(prepared.projectId, (tx) => writeNewStory(tx, prepared));
     signal();
     return created;
   };
+}
+
+/** A create command checked before any I/O, with its parts' writes: what `writeNewStory` writes. */
+export interface PreparedStory<Tx> {
+  projectId: number;
+  ownerId: number | null;
+  creatorId: number;
+  phaseRef: number | 'backlog';
+  fields: ReturnType<typeof parseNewStory>;
+  partWrites: Array<(tx: Tx, story: StoryRecord) => Promise<void>>;
+}
+
+/** Checks a create command (its own fields and its parts'); throws the request's error before any I/O. */
+export function prepareNewStory<Tx>(
+  command: CreateStoryCommand,
+  parts: ReadonlyArray<NewStoryPart<Tx>>,
+): PreparedStory<Tx> {
+  const projectId = requirePositiveId('project_id', command.projectId);
+  const ownerId = optionalId('owner_id', command.ownerId);
+  const creatorId = requirePositiveId('creator', command.creatorId);
+  const phaseRef = command.phaseId === 0 ? 'backlog' : requirePhaseId(command.phaseId);
+  const fields = parseNewStory(command);
+  const partWrites = parts.map((part) => part(command, creatorId)).filter((write) => write !== undefined);
+  return { projectId, ownerId, creatorId, phaseRef, fields, partWrites };
+}
+
+/**
+ * Writes a prepared story in a transaction that may not hold the board's lock yet (`allocateStoryId` takes it):
+ * the story row, its first milestone and step, `story.created`, then its parts.
+ */
+export async function writeNewStory<Tx extends StoriesRepositories>(
+  tx: Tx,
+  prepared: PreparedStory<Tx>,
+): Promise<StoryRecord> {
+  const { projectId, creatorId, phaseRef } = prepared;
+  const id = await tx.boards.allocateStoryId(projectId);
+  if (id === undefined) throw new DomainError('NotFound', 'Board not found');
+
+  const placement = await tx.phases.findPlacement(projectId, phaseRef);
+  if (!placement) {
+    if (phaseRef === 'backlog') throw new Error(`board ${projectId} has no phase at position 0`);
+    throw new DomainError('InvalidArgument', `Invalid phase: no phase ${phaseRef} in this project.`, {
+      problem: 'invalid-reference',
+    });
+  }
+  const status = statusForPhasePosition(placement.phase.position, placement.lastPosition);
+
+  const story = await tx.stories.insert({
+    projectId,
+    id,
+    ...prepared.fields,
+    status,
+    phaseId: placement.phase.id,
+    creatorId,
+    ownerId: prepared.ownerId,
+  });
+  await tx.history.open({
+    projectId,
+    storyId: id,
+    phaseId: placement.phase.id,
+    stepType: stepTypeForStatus(status),
+    at: story.createdAt,
+    author: changeAuthor(creatorId),
+  });
+  await publishStoryChange(tx.outbox, {
+    projectId,
+    storyId: id,
+    actorId: creatorId,
+    type: 'story.created',
+    resource: toStoryMessage(story),
+  });
+  for (const write of prepared.partWrites) await write(tx, story);
+  return story;
 }
 
 function requirePhaseId(phaseId: number): number {

@@ -1,6 +1,7 @@
 import type { FilterNode } from '../../shared/domain/filter';
 import type { StoryStatus } from '../domain/story-status';
 import type { StoryColor } from '../domain/color';
+import type { SyncPosition } from '../domain/sync-position';
 
 /**
  * What the story use cases need from the database: stories/db implements it over PostgreSQL, the unit
@@ -123,3 +124,46 @@ export interface OwnedStoriesReader {
     limit: number | null;
   }): Promise<{ stories: StoryRecord[]; total: number }>;
 }
+
+/**
+ * Cursor pages and updatedSince (README "Sync: cursors and updatedSince"): stories in id order, which never changes
+ * while a walk runs (board order does), read on the pool in one statement per page.
+ */
+export interface StoryPagesReader {
+  /** Up to `limit` matches after `afterId` in id order, whether more follow, and the number of matches. */
+  byId(
+    projectId: number,
+    query: {
+      filter?: FilterNode;
+      users: readonly UserAlias[];
+      phaseId?: number;
+      afterId: number;
+      limit: number;
+    },
+  ): Promise<{ stories: StoryRecord[]; total: number; more: boolean }>;
+  /**
+   * Up to `limit` changes after `afterId` in id order: the stories changed since the snapshot `since` did not see
+   * (every story when null), with the tombstones of those deleted since; the position (snapshot) of this read.
+   */
+  changes(
+    projectId: number,
+    query: { since: SyncPosition | null; afterId: number; limit: number },
+  ): Promise<StoryChanges>;
+}
+
+export interface StoryTombstone {
+  id: number;
+  deletedAt: Date;
+}
+
+export type StoryChanges =
+  | {
+      /** Ids interleave: both lists together are the page, in id order. */
+      stories: StoryRecord[];
+      deleted: StoryTombstone[];
+      total: number;
+      more: boolean;
+      position: SyncPosition;
+    }
+  /** `since` can no longer be served (the gateway's 410), and why. */
+  | { gone: string };

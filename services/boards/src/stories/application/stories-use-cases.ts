@@ -6,7 +6,13 @@ import { makeBatchGetStories, makeGetStory, type BatchGetStories, type GetStory 
 import { makeListOwnedStories, type ListOwnedStories } from './list-owned-stories';
 import { makeListPhaseStories, type ListPhaseStories } from './list-phase-stories';
 import { makeListStories, type ListStories } from './list-stories';
-import type { OwnedStoriesReader } from './ports';
+import {
+  makeListStoriesById,
+  makeListStoryChanges,
+  type ListStoriesById,
+  type ListStoryChanges,
+} from './list-story-pages';
+import type { OwnedStoriesReader, StoryPagesReader } from './ports';
 import { makeReorderPhaseStories, type ReorderPhaseStories } from './reorder-phase-stories';
 import type { StoriesRepositories } from './stories-store';
 import { makeUpdateStories, type UpdateStories } from './update-stories';
@@ -22,6 +28,8 @@ export interface StoriesUseCases {
   deleteStory: DeleteStory;
   updateStories: UpdateStories;
   listOwnedStories: ListOwnedStories;
+  listStoriesById: ListStoriesById;
+  listStoryChanges: ListStoryChanges;
   listPhaseStories: ListPhaseStories;
   reorderPhaseStories: ReorderPhaseStories;
 }
@@ -29,6 +37,8 @@ export interface StoriesUseCases {
 export interface StoriesUseCaseOptions<Tx> {
   /** /me/stories reads on the pool. */
   ownedStories: OwnedStoriesReader;
+  /** Cursor pages and updatedSince read on the pool. */
+  storyPages: StoryPagesReader;
   /** Called once a write with events commits: the outbox relay publishes them now, not at its next pass. */
   wakeOutbox: OutboxSignal;
   /** What a new story is created with besides its row (its tasks, its tags), in the order of their events. */
@@ -47,6 +57,8 @@ export const storiesUseCases = <Tx extends StoriesRepositories>(
   deleteStory: makeDeleteStory(store, options.wakeOutbox),
   updateStories: makeUpdateStories(store, options.wakeOutbox),
   listOwnedStories: makeListOwnedStories(options.ownedStories),
+  listStoriesById: makeListStoriesById(options.storyPages),
+  listStoryChanges: makeListStoryChanges(options.storyPages),
   listPhaseStories: makeListPhaseStories(store),
   reorderPhaseStories: makeReorderPhaseStories(store),
 });

@@ -1,14 +1,34 @@
 import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
 import type { StoryUpdate } from '../domain/story';
+import type { CreateStoryCommand } from '../application/create-story';
 import type { StoriesUseCases } from '../application/stories-use-cases';
 import { toStoryMessage } from '../application/story-message';
+import { listStoryPage } from './story-pages';
 
 /** The fields UpdateStoryRequest and UpdateStoriesRequest both carry, and the mask that says which are set. */
 type UpdateFields = Omit<boards.UpdateStoryRequest__Output, 'project_id' | 'story_id' | 'expected_version'>;
 
+/** A CreateStoryRequest's story (the bulk create's items are these too). */
+export function newStory(
+  request: boards.CreateStoryRequest__Output,
+): Omit<CreateStoryCommand, 'projectId' | 'creatorId'> {
+  return {
+    text: request.text,
+    details: request.details,
+    size: request.size,
+    priority: request.priority,
+    color: request.color,
+    phaseId: request.phase_id,
+    ownerId: request.owner_id,
+    deadline: request.deadline,
+    tasks: request.tasks.map((t) => ({ text: t.text, status: t.status })),
+    tags: request.tags.map((t) => ({ id: t.id, name: t.name })),
+  };
+}
+
 /** The request's fields named in `update_mask` (unknown names are ignored). */
-function storyUpdate(request: UpdateFields): StoryUpdate {
+export function storyUpdate(request: UpdateFields): StoryUpdate {
   const mask = new Set(request.update_mask);
   const has = (name: string) => mask.has(name);
   return {
@@ -39,24 +59,15 @@ export function storiesHandlers(
   logger: Logger,
   useCases: StoriesUseCases,
   storyTags: StoryTagsOfPage,
-): Omit<boards.StoriesServiceHandlers, 'SearchStories'> {
+): Omit<boards.StoriesServiceHandlers, 'SearchStories' | 'BulkCreateStories' | 'BulkUpdateStories'> {
   return {
     CreateStory: unary(
       logger,
       async (request: boards.CreateStoryRequest__Output, ctx): Promise<boards.CreateStoryResponse> => {
         const story = await useCases.createStory({
+          ...newStory(request),
           projectId: request.project_id,
-          text: request.text,
-          details: request.details,
-          size: request.size,
-          priority: request.priority,
-          color: request.color,
-          phaseId: request.phase_id,
-          ownerId: request.owner_id,
-          deadline: request.deadline,
           creatorId: requireUser(ctx),
-          tasks: request.tasks.map((t) => ({ text: t.text, status: t.status })),
-          tags: request.tags.map((t) => ({ id: t.id, name: t.name })),
         });
         return { story: toStoryMessage(story) };
       },
@@ -81,14 +92,11 @@ export function storiesHandlers(
     ListStories: unary(
       logger,
       async (request: boards.ListStoriesRequest__Output): Promise<boards.ListStoriesResponse> => {
-        const { stories, total } = await useCases.listStories({
-          projectId: request.project_id,
-          where: request.where,
-          page: request.page,
-          pageSize: request.page_size,
-          users: request.users,
-        });
+        const listed = await listStoryPage(useCases, request);
+        if ('gone' in listed) return { stories: [], total_items: 0, story_tags: [], sync_gone: listed.gone };
+        const { stories, total, extra } = listed;
         return {
+          ...extra,
           stories: stories.map(toStoryMessage),
           total_items: total,
           story_tags: request.include_tags

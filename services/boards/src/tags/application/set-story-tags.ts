@@ -4,7 +4,7 @@ import { storyKey, storyNotFound } from '../../stories/application/story-childre
 import { parseTagRef } from '../domain/tags';
 import type { StoryTagsPage } from './list-story-tags';
 import { publishTagLink, resolveTagRefs } from './tag-support';
-import type { TagsStore } from './tags-store';
+import type { TagsRepositories, TagsStore } from './tags-store';
 
 export interface StoryTagsCommand {
   projectId: number;
@@ -33,26 +33,35 @@ function makeStoryTagsWrite(store: TagsStore, replace: boolean, signal: OutboxSi
     const refs = command.tags.map((t) => parseTagRef(t, 'tag'));
     const { offset, limit } = pageWindow(command.page, command.pageSize);
     const page = await store.transaction(async (tx) => {
-      if (!(await tx.tags.lockStory(key.projectId, key.storyId))) throw storyNotFound();
-      const tags = await resolveTagRefs(
-        tx,
-        { projectId: key.projectId, actorId: command.actorId },
-        refs,
-        'tag',
-      );
-      const ids = tags.map((t) => t.id);
-      const { added, removed } = replace
-        ? await tx.tags.replaceStoryTags(key.projectId, key.storyId, ids)
-        : { added: await tx.tags.link(key.projectId, key.storyId, ids), removed: [] };
-      const link = { ...key, actorId: command.actorId };
-      for (const tag of removed) await publishTagLink(tx.outbox, { ...link, tagged: false, tag });
-      for (const tag of tags.filter((t) => added.includes(t.id)).sort((a, b) => a.id - b.id))
-        await publishTagLink(tx.outbox, { ...link, tagged: true, tag });
+      await writeStoryTags(tx, key, refs, { replace, actorId: command.actorId });
       return tx.tags.listForStory(key.projectId, key.storyId, offset, limit);
     });
     signal();
     return page;
   };
+}
+
+/**
+ * Puts checked tag references on a story inside a transaction: locks the story (NotFound when it is gone), resolves
+ * the references (unknown names created), adds them or (`replace`) makes them the story's whole set, and writes
+ * `story.untagged` for each tag taken off, then `story.tagged` for each newly put on. The bulk update uses it too.
+ */
+export async function writeStoryTags(
+  tx: TagsRepositories,
+  key: { projectId: number; storyId: number },
+  refs: ReturnType<typeof parseTagRef>[],
+  options: { replace: boolean; actorId: number },
+): Promise<void> {
+  if (!(await tx.tags.lockStory(key.projectId, key.storyId))) throw storyNotFound();
+  const tags = await resolveTagRefs(tx, { projectId: key.projectId, actorId: options.actorId }, refs, 'tag');
+  const ids = tags.map((t) => t.id);
+  const { added, removed } = options.replace
+    ? await tx.tags.replaceStoryTags(key.projectId, key.storyId, ids)
+    : { added: await tx.tags.link(key.projectId, key.storyId, ids), removed: [] };
+  const link = { ...key, actorId: options.actorId };
+  for (const tag of removed) await publishTagLink(tx.outbox, { ...link, tagged: false, tag });
+  for (const tag of tags.filter((t) => added.includes(t.id)).sort((a, b) => a.id - b.id))
+    await publishTagLink(tx.outbox, { ...link, tagged: true, tag });
 }
 
 export const makeSetStoryTags = (store: TagsStore, signal: OutboxSignal = noSignal): SetStoryTags =>

@@ -159,6 +159,17 @@ const QUERY_PARAMETERS: Record<string, Schema> = {
     description: 'Items per page (default 100); above 1000 it is clamped to 1000.',
     schema: { type: 'integer', minimum: 1, default: 100 },
   },
+  cursor: {
+    name: 'cursor',
+    in: 'query',
+    description:
+      '**Flowboard addition.** Pages by cursor instead of `page`: empty (`cursor=`) for the first page, then the ' +
+      '`nextCursor` of the previous page until a page has none. Items come in id (creation) order, and a walk ' +
+      'neither skips nor repeats an item that exists throughout it, whatever is inserted, moved or deleted ' +
+      'meanwhile. `page` in the answer is the page number within the walk. Keep `where` and `pageSize`-independent: ' +
+      'a cursor of another list or another `where`, an altered one, or one with `page` → 400.',
+    schema: { type: 'string', maxLength: 4096 },
+  },
 };
 
 /**
@@ -263,6 +274,7 @@ function operation(op: Operation): Schema {
   if (op.with) params.push(paramRef(`with.${op.with}`));
   if (op.paged || (typeof op.ok === 'object' && 'page' in op.ok))
     params.push(paramRef('page'), paramRef('pageSize'));
+  if (op.cursor) params.push(paramRef('cursor'));
 
   params.push(...(op.parameters ?? []));
   if (op.idempotencyKey) params.push(paramRef('IdempotencyKey'));

@@ -158,6 +158,7 @@ function checkWithinCallerKey(request: KeyRequest, caller: CallerKey): void {
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const apiKeyOperations = resourceOperations('Users and API keys', 'account', apiKeyHandlers, [
   get(`${V1}/me/apikeys`, 'listApiKeys', 'List my API keys', {
+    cursor: true,
     access: 'key',
     ok: { page: 'ApiKey' },
     addition: true,

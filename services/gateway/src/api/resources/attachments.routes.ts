@@ -204,6 +204,7 @@ function attachmentItems(body: unknown): AttachmentRecord[] {
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const attachmentOperations = resourceOperations('Attachments', 'attachments', attachmentHandlers, [
   get(`${S}/attachments`, 'listAttachments', 'List attachments', {
+    cursor: true,
     access: 'Read',
     ok: { page: 'Attachment' },
     handler: 'list',

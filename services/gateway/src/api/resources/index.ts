@@ -13,6 +13,7 @@ import { phaseOperations, PHASE_ENRICHMENTS } from './phases.routes';
 import { projectOperations, PROJECT_ENRICHMENTS } from './projects.routes';
 import { roleOperations } from './roles.routes';
 import { searchOperations } from './search.routes';
+import { storyBulkOperations } from './stories-bulk.routes';
 import { storyOperations } from './stories.routes';
 import { STORY_ENRICHMENTS } from './story-views';
 import { tagOperations, TAG_ENRICHMENTS } from './tags.routes';
@@ -32,6 +33,7 @@ const RESOURCES: ReadonlyArray<Resource<RouteDeps>> = [
   projectOperations,
   memberOperations,
   storyOperations,
+  storyBulkOperations,
   phaseOperations,
   tagOperations,
   taskOperations,

@@ -76,6 +76,7 @@ export function inviteHandlers({ membership, access }: RouteDeps) {
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const inviteOperations = resourceOperations('Invites', 'administration', inviteHandlers, [
   get(`${P}/invites`, 'listInvites', 'List invites', {
+    cursor: true,
     access: 'Admin',
     ok: { page: 'Invite' },
     handler: 'list',

@@ -72,6 +72,7 @@ export function memberHandlers({ membership, access }: RouteDeps) {
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const memberOperations = resourceOperations('Projects and members', 'administration', memberHandlers, [
   get(`${P}/members`, 'listMembers', 'List members', {
+    cursor: true,
     access: 'Read',
     group: 'any',
     where: 'user',

@@ -243,6 +243,7 @@ export function phaseHandlers(deps: RouteDeps) {
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const phaseOperations = resourceOperations('Phases', 'stories', phaseHandlers, [
   get(`${P}/phases`, 'listPhases', 'List phases', {
+    cursor: true,
     access: 'Read',
     cached: servableFromCache,
     with: 'phase',

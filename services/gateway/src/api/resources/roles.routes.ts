@@ -168,6 +168,7 @@ export function roleHandlers({ membership, access }: RouteDeps) {
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const roleOperations = resourceOperations('Roles', 'administration', roleHandlers, [
   get(`${P}/roles`, 'listRoles', 'List roles', {
+    cursor: true,
     access: 'Read',
     where: 'role',
     ok: { page: 'Role' },
@@ -199,6 +200,7 @@ export const roleOperations = resourceOperations('Roles', 'administration', role
     handler: 'delete',
   }),
   get(`${P}/roles/:roleId/members`, 'listRoleMembers', "List a role's members", {
+    cursor: true,
     access: 'Read',
     where: 'user',
     ok: { page: 'User' },

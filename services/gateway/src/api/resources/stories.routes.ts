@@ -1,40 +1,16 @@
 import { DomainError } from '@flowboard/service-kit';
-import type { boards, membership } from '@flowboard/proto';
+import type { boards } from '@flowboard/proto';
 import type { Dto } from '@flowboard/representation';
 import { pageDto } from '../../wire/page';
-import type { Fields } from '../../wire/body';
-import {
-  invalidField,
-  optionalNumericText,
-  optionalReference,
-  optionalString,
-  requiredString,
-  type Reference,
-} from '../../wire/fields';
+import { requiredString } from '../../wire/fields';
 import { empty, page, resource, type Reply } from '../../wire/respond';
 import type { Call } from '../call';
 import { del, get, post, put, resourceOperations } from '../operation';
 import type { RouteDeps } from './deps';
 import { P, S } from './paths';
 import { STORY_ENRICHMENTS, filterUsers, servableFromCache, storyDtosFor } from './story-views';
-import { tagRefsField } from './tag-refs';
-import { userRef, type UserRef } from './user-refs';
-
-/** `owner` from a story body: undefined when absent; null (unassign) for null or "" (`<owner />`). */
-function ownerReference(fields: Fields): UserRef | null | undefined {
-  const value = fields.owner;
-  if (value === undefined) return undefined;
-  if (value === null || (typeof value === 'string' && value.trim() === '')) return null;
-  return userRef(value, "Field 'owner'");
-}
-
-/**
- * A story update on its way to boards: the update mask and the values of the writable fields, exactly as
- * UpdateStory and UpdateStories (the bulk update) both take them, so one parse serves both.
- */
-type StoryChanges = Omit<boards.UpdateStoryRequest, 'project_id' | 'story_id' | 'expected_version'> & {
-  update_mask: string[];
-};
+import { storyFields } from './story-fields';
+import { storyWalk } from './story-walk';
 
 export function storyHandlers(deps: RouteDeps) {
   const { membership, boards } = deps;
@@ -52,99 +28,15 @@ export function storyHandlers(deps: RouteDeps) {
     return resource('story', dto as Dto, story.version);
   }
 
-  const members = async (projectId: number): Promise<membership.User__Output[]> =>
-    (await membership.getProject({ project_id: projectId, include_members: true })).members;
-
-  /** The owner's user id (0 = unassign); a user who is not a project member → 400 invalid-reference. */
-  async function ownerIdFor(projectId: number, ref: UserRef | null): Promise<number> {
-    if (ref === null) return 0;
-    const all = await members(projectId);
-    const user = ref.id
-      ? all.find((u) => u.id === ref.id)
-      : all.find((u) => u.user_name.toLowerCase() === ref.user_name.toLowerCase());
-    if (!user) {
-      const shown = ref.id ? String(ref.id) : ref.user_name;
-      throw new DomainError('InvalidArgument', `Invalid owner '${shown}': not a member of this project.`, {
-        problem: 'invalid-reference',
-      });
-    }
-    return user.id;
-  }
-
-  /** A phase by name: the first match by index, ignoring case (docs/compat.md §5.3). */
-  async function phaseIdFor(projectId: number, ref: Reference | null | undefined): Promise<number> {
-    if (!ref) return 0; // Backlog
-    if ('id' in ref) return ref.id;
-    const { phases } = await boards.listPhases({ project_id: projectId });
-    const wanted = ref.name.toLowerCase();
-    const phase = phases.find((p) => p.name.toLowerCase() === wanted);
-    if (!phase) {
-      throw new DomainError('InvalidArgument', `Unknown phase '${ref.name}'.`, {
-        problem: 'invalid-reference',
-      });
-    }
-    return phase.id;
-  }
-
-  /** docs/compat.md §1.5. */
-  const BLOCKED_REASON_LIMIT = 1000;
-
-  /**
-   * The writable fields of an update body; read-only and unknown fields are ignored (docs/compat.md §1.4).
-   * `null` clears owner, deadline, details, size, priority and blockedReason.
-   */
-  async function storyChanges(projectId: number, fields: Fields): Promise<StoryChanges> {
-    const changes: StoryChanges = { update_mask: [] };
-    const set = <K extends keyof StoryChanges>(name: string, key: K, value: StoryChanges[K]) => {
-      changes.update_mask.push(name);
-      changes[key] = value;
-    };
-    const text = optionalString(fields, 'text');
-    if (text !== undefined) set('text', 'text', text);
-    for (const [name, key] of [
-      ['details', 'details'],
-      ['deadline', 'deadline'],
-      ['blockedReason', 'blocked_reason'],
-    ] as const) {
-      if (fields[name] !== undefined) set(key, key, optionalString(fields, name) ?? '');
-    }
-    for (const name of ['size', 'priority'] as const) {
-      if (fields[name] !== undefined) set(name, name, optionalNumericText(fields, name) ?? '');
-    }
-    // The length cap holds whether or not the reason is used (it is ignored unless the story is blocked), so a body
-    // is valid or not by itself, not by the story's state.
-    if (changes.blocked_reason !== undefined && [...changes.blocked_reason].length > BLOCKED_REASON_LIMIT)
-      throw invalidField(`Field 'blockedReason' must be at most ${BLOCKED_REASON_LIMIT} characters.`);
-    const color = optionalString(fields, 'color');
-    if (color !== undefined) set('color', 'color', color);
-    const status = optionalString(fields, 'status');
-    if (status !== undefined) set('status', 'status', status);
-    const phase = optionalReference(fields, 'phase', { byName: true });
-    if (phase) set('phase', 'phase_id', await phaseIdFor(projectId, phase));
-    const owner = ownerReference(fields);
-    if (owner !== undefined) set('owner', 'owner_id', await ownerIdFor(projectId, owner));
-    return changes;
-  }
-
   return {
     async create(call: Call): Promise<Reply> {
       const { projectId } = call.project;
       const fields = (await call.body()).object();
-      const text = requiredString(fields, 'text');
+      requiredString(fields, 'text'); // a body without text is refused before a bad `with=` is
       const enrich = call.enrichments(STORY_ENRICHMENTS);
-      const owner = ownerReference(fields);
       const { story } = await boards.createStory({
         project_id: projectId,
-        text,
-        details: optionalString(fields, 'details') ?? '',
-        size: optionalNumericText(fields, 'size') ?? '',
-        priority: optionalNumericText(fields, 'priority') ?? '',
-        color: optionalString(fields, 'color') ?? '',
-        phase_id: await phaseIdFor(projectId, optionalReference(fields, 'phase', { byName: true })),
-        owner_id: owner ? await ownerIdFor(projectId, owner) : 0,
-        deadline: optionalString(fields, 'deadline') ?? '',
-        tasks: newTasks(fields),
-        tags: tagRefsField(fields, 'tags'),
+        ...(await storyFields(deps, projectId).newStory(fields)),
       });
       return storyReply(call, story, enrich);
     },
@@ -163,6 +55,7 @@ export function storyHandlers(deps: RouteDeps) {
       const { projectId } = call.project;
       const enrich = call.enrichments(STORY_ENRICHMENTS);
       const paging = call.paging();
+      if (paging.cursor || call.query.has('updatedSince')) return storyWalk(deps, call, enrich, paging);
       const where = call.query.get('where') ?? '';
       const users = await filterUsers(membership, projectId, where);
       const withTags = enrich.has('tags');
@@ -186,7 +79,7 @@ export function storyHandlers(deps: RouteDeps) {
       const { projectId } = call.project;
       const storyId = call.id('storyId');
       const enrich = call.enrichments(STORY_ENRICHMENTS);
-      const changes = await storyChanges(projectId, (await call.body()).object());
+      const changes = await storyFields(deps, projectId).changes((await call.body()).object());
       const { story } = await boards.updateStory({
         project_id: projectId,
         story_id: storyId,
@@ -214,7 +107,7 @@ export function storyHandlers(deps: RouteDeps) {
       }
       const enrich = call.enrichments(STORY_ENRICHMENTS);
       const paging = call.paging();
-      const changes = await storyChanges(projectId, (await call.body()).object());
+      const changes = await storyFields(deps, projectId).changes((await call.body()).object());
       const { stories, total_items } = await boards.updateStories({
         project_id: projectId,
         where,
@@ -237,29 +130,34 @@ export function storyHandlers(deps: RouteDeps) {
   };
 }
 
-/** `tasks` on a story create (docs/compat.md §5.3): `[{text, status?}]`; null or absent means none. */
-function newTasks(fields: Fields): boards.NewTask[] {
-  const value = fields.tasks;
-  if (value === undefined || value === null || value === '') return [];
-  if (!Array.isArray(value)) throw invalidField("Field 'tasks' must be an array of task objects.");
-  return value.map((item) => {
-    if (typeof item === 'string') return { text: item, status: '' };
-    if (typeof item !== 'object' || item === null || Array.isArray(item))
-      throw invalidField("Each item of 'tasks' must be an object with 'text'.");
-    const task = item as Fields;
-    return { text: optionalString(task, 'text') ?? '', status: optionalString(task, 'status') ?? '' };
-  });
-}
+/** `updatedSince` of `GET P/stories` (README "Sync: cursors and updatedSince"). */
+const UPDATED_SINCE = {
+  name: 'updatedSince',
+  in: 'query',
+  description:
+    '**Flowboard addition.** Only the stories created or changed since a sync, and the ones deleted (`deleted`, ' +
+    'tombstones), so that a mirror stays exact: `start` for every story (and no tombstones), then the ' +
+    '`syncToken` the last page of the previous sync answered. Pages by cursor (follow `nextCursor`; `page` → 400); ' +
+    'not with `where` (400). A story may be listed again though unchanged since (a change during the walk), never ' +
+    'missed. A token older than the retained deletions (30 days), or from before a restore into a new database, ' +
+    '→ 410 `history-gone`: sync again from `start`.',
+  schema: { type: 'string', maxLength: 4096 },
+};
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const storyOperations = resourceOperations('Stories', 'stories', storyHandlers, [
   get(`${P}/stories`, 'listStories', 'List stories', {
+    cursor: true,
     access: 'Read',
     cached: servableFromCache,
     with: 'story',
     where: 'story',
     ok: { page: 'Story' },
-    description: 'By phase index, then board position.',
+    parameters: [UPDATED_SINCE],
+    errors: [410],
+    description:
+      'By phase index, then board position; by cursor (`cursor=`, and always with `updatedSince`), in id ' +
+      '(creation) order.',
     handler: 'list',
   }),
   post(`${P}/stories`, 'createStory', 'Create a story', {

@@ -34,9 +34,29 @@ const deadline: Schema = {
     'A date (`2011-02-24`) or a timestamp (`2011-02-24T18:00:00`; a zone is converted to UTC); flowboard addition.',
 };
 
+/** The most stories one bulk request takes (stories-bulk.routes.ts): they share one transaction under the board lock. */
+export const MAX_BULK_STORIES = 100;
+
 /** A search's page is cut to this (each story on it gets a snippet); search.routes.ts clamps `pageSize` to it. */
 export const MAX_SEARCH_PAGE_SIZE = 100;
 
+const basePage = pageSchema('Story', 'stories') as Schema & { properties: Record<string, Schema> };
+/** `GET P/stories` also answers a sync (`updatedSince`, README "Sync: cursors and updatedSince"). */
+const storyPage: Schema = {
+  ...basePage,
+  properties: {
+    ...basePage.properties,
+    deleted: arrayOf(
+      ref('DeletedStory'),
+      'With `updatedSince`: the stories of this page deleted since the token (ids interleave with `items`). ' +
+        'Flowboard addition.',
+    ),
+    syncToken: str(
+      'With `updatedSince`, on the last page: the token of the next sync (`updatedSince=<syncToken>`). ' +
+        'Flowboard addition.',
+    ),
+  },
+};
 const searchPage = pageSchema('StorySearchHit', 'stories', MAX_SEARCH_PAGE_SIZE) as Schema & {
   required: string[];
   properties: Record<string, Schema>;
@@ -66,6 +86,35 @@ const STORY_PROPERTIES: Record<string, Schema> = {
   metrics: { ...ref('StoryMetrics'), description: 'With `with=metrics`.' },
 };
 
+/** A bulk request's body (stories-bulk.routes.ts): 1 to 100 stories of `item`, and `atomic`. */
+const bulkBody = (item: string): Schema =>
+  body(
+    'bulk',
+    {
+      stories: { ...xmlArray(ref(item), 'stories', 'story'), minItems: 1, maxItems: MAX_BULK_STORIES },
+      atomic: { type: 'boolean', description: 'One failure does none (default false).' },
+    },
+    ['stories'],
+  );
+
+/** What a story update may change (`PUT P/stories/{id}`, and each story of a bulk update). */
+const STORY_UPDATE_PROPERTIES: Record<string, Schema> = {
+  text: nonBlank(2000),
+  details: str(),
+  size: stringish,
+  priority: stringish,
+  color: ref('Color'),
+  status: {
+    type: 'string',
+    enum: ['started', 'ready', 'blocked'],
+    description: 'Only in a middle phase.',
+  },
+  blockedReason: nullable(text(1000)),
+  phase: ref('PhaseReference'),
+  owner: nullable(ref('UserReference')),
+  deadline: nullable(deadline),
+};
+
 export const storySchemas: ResourceSchemas = {
   responses: {
     Story: resource('story', STORY_REQUIRED, STORY_PROPERTIES),
@@ -89,6 +138,28 @@ export const storySchemas: ResourceSchemas = {
     SearchHighlight: resource('highlight', ['start', 'length'], {
       start: int("In Unicode code points from the snippet's start (not UTF-16 code units)."),
       length: int('In code points.'),
+    }),
+    BulkResult: resource(
+      'bulkResult',
+      ['atomic', 'done', 'failed', 'results'],
+      {
+        atomic: { type: 'boolean', description: 'As asked: whether one failure was to do none.' },
+        done: int('Stories done.'),
+        failed: int('Stories not done (their own failure, or `not-applied` in an atomic request).'),
+        results: arrayOf(ref('BulkStoryResult'), 'One per story of the request, in its order.'),
+      },
+      { description: 'Flowboard addition: the outcome of a bulk request, story by story (README "Bulk").' },
+    ),
+    BulkStoryResult: resource('result', ['index', 'status'], {
+      index: int("The story's place in the request, from 0."),
+      status: int(
+        '200 when done; else the status a single call would have answered, or 424 (`not-applied`).',
+      ),
+      story: {
+        ...ref('Story'),
+        description: 'When done: the story as a single call answers it (`with=` too).',
+      },
+      problem: { ...ref('Problem'), description: 'When not done: why.' },
     }),
     Milestone: resource('milestone', ['id', 'phase', 'startTime', 'duration'], {
       id: int(),
@@ -130,12 +201,19 @@ export const storySchemas: ResourceSchemas = {
     ),
   },
   pages: {
-    StoryPage: pageSchema('Story', 'stories'),
+    StoryPage: storyPage,
+    DeletedStory: resource('deletedStory', ['id', 'deletedTime'], {
+      id: int(),
+      deletedTime: timestamp,
+    }),
     StorySearchHitPage: {
       ...searchPage,
       required: [...searchPage.required, 'matchLimit', 'moreMatches'],
       properties: {
-        ...searchPage.properties,
+        // Ranked: a search pages by `page` alone (a cursor needs an order that does not move).
+        ...Object.fromEntries(
+          Object.entries(searchPage.properties).filter(([name]) => name !== 'nextCursor'),
+        ),
         matchLimit: int('How many matches a search ranks at most (1,000).'),
         moreMatches: {
           type: 'boolean',
@@ -166,21 +244,25 @@ export const storySchemas: ResourceSchemas = {
       },
       ['text'],
     ),
-    StoryUpdate: body('story', {
-      text: nonBlank(2000),
-      details: str(),
-      size: stringish,
-      priority: stringish,
-      color: ref('Color'),
-      status: {
-        type: 'string',
-        enum: ['started', 'ready', 'blocked'],
-        description: 'Only in a middle phase.',
+    StoryUpdate: body('story', STORY_UPDATE_PROPERTIES),
+    StoryBulkCreate: bulkBody('StoryCreate'),
+    StoryBulkUpdate: bulkBody('StoryBulkUpdateItem'),
+    StoryBulkUpdateItem: body(
+      'story',
+      {
+        id: { type: ['integer', 'string'], description: 'The story to update.' },
+        ifMatch: str(
+          "Its `If-Match`: the story's ETag as a GET answered it; a stale one → 412 for this story.",
+        ),
+        ...STORY_UPDATE_PROPERTIES,
+        tags: xmlArray(
+          ref('TagReference'),
+          'tags',
+          'tag',
+          "Replaces the story's tags; `[]` takes them all off.",
+        ),
       },
-      blockedReason: nullable(text(1000)),
-      phase: ref('PhaseReference'),
-      owner: nullable(ref('UserReference')),
-      deadline: nullable(deadline),
-    }),
+      ['id'],
+    ),
   },
 };

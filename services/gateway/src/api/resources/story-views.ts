@@ -43,6 +43,8 @@ const RUNS_TO_NOW = /\b(milestones|steps|metrics|everything)\b/i;
  */
 export function servableFromCache(query: Query): boolean {
   return (
+    // A sync's answer carries the position of its own read: always read anew.
+    !query.has('updatedSince') &&
     !query.getAll('with').some((value) => RUNS_TO_NOW.test(value)) &&
     !query.getAll('where').some((value) => NAMES_USERS.test(value))
   );

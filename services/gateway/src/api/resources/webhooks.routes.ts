@@ -151,10 +151,7 @@ export function webhookHandlers({ webhooks }: RouteDeps) {
         page: paging.page,
         page_size: pageSize,
       });
-      return page(
-        'delivery',
-        pageDto(deliveries.map(deliveryDto), { page: paging.page, pageSize }, total_items),
-      );
+      return page('delivery', pageDto(deliveries.map(deliveryDto), { ...paging, pageSize }, total_items));
     },
 
     /** A new delivery of the same event (same `webhook-id` and body); the webhook must be active. */
@@ -182,6 +179,7 @@ const W = `${P}/webhooks/:webhookId`;
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const webhookOperations = resourceOperations('Webhooks', 'administration', webhookHandlers, [
   get(`${P}/webhooks`, 'listWebhooks', 'List webhooks', {
+    cursor: true,
     access: 'Admin',
     ok: { page: 'Webhook' },
     addition: true,

@@ -364,8 +364,10 @@ export class FakeBoards {
         );
         return { stories: owned, total_items: owned.length };
       }),
-      // Search is boards' own (its integration tests, and the e2e tests against the real stack).
+      // Search and the bulk writes are boards' own (its integration tests, and the e2e tests against the real stack).
       SearchStories: notFaked('SearchStories'),
+      BulkCreateStories: notFaked('BulkCreateStories'),
+      BulkUpdateStories: notFaked('BulkUpdateStories'),
     };
     const services = loadBoardsServices().map(({ service }) => ({
       name: serviceNameOf(service),

@@ -1,0 +1,240 @@
+import { changesMark, DomainError, isDomainError, parseExpectedVersion } from '@flowboard/service-kit';
+import type { Savepoints } from '../../board/application/ports';
+import type { Store } from '../../board/application/store';
+import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
+import { requirePositiveId } from '../../shared/domain/ids';
+import {
+  prepareNewStory,
+  writeNewStory,
+  type CreateStoryCommand,
+  type NewStoryPart,
+  type PreparedStory,
+} from '../../stories/application/create-story';
+import type { StoryRecord } from '../../stories/application/ports';
+import type { StoriesRepositories } from '../../stories/application/stories-store';
+import { applyStoryChanges } from '../../stories/application/update-story';
+import { parseStoryChanges, type StoryChanges, type StoryUpdate } from '../../stories/domain/story';
+import { writeStoryTags } from '../../tags/application/set-story-tags';
+import type { TagsRepositories } from '../../tags/application/tags-store';
+import { parseTagRef } from '../../tags/domain/tags';
+
+/** What a bulk write reaches: a story's repositories, the tags', and the transaction's savepoints. */
+export type BulkRepositories = StoriesRepositories & TagsRepositories & { savepoints: Savepoints };
+
+/** The most stories one bulk request takes: it holds the board's lock for all of them. */
+export const MAX_BULK_STORIES = 100;
+
+/**
+ * One story's outcome, in request order: done (the story as it is now), failed (the error a single call would have
+ * answered), or, in an atomic request, not applied because the story at `failedIndex` failed.
+ */
+export type BulkOutcome =
+  | { done: true; story: StoryRecord }
+  | { done: false; error: DomainError }
+  | { done: false; notAppliedBecause: number };
+
+export interface BulkCreateCommand {
+  projectId: number;
+  creatorId: number;
+  stories: ReadonlyArray<Omit<CreateStoryCommand, 'projectId' | 'creatorId'>>;
+  atomic: boolean;
+}
+
+export interface BulkStoryUpdateItem {
+  storyId: number;
+  update: StoryUpdate;
+  /** 0 or undefined = unconditional. */
+  expectedVersion?: number;
+  /** The story's whole set of tags, when given (`[]` takes them all off). */
+  tags?: ReadonlyArray<{ id: number; name: string }>;
+}
+
+export interface BulkUpdateCommand {
+  projectId: number;
+  actorId: number;
+  stories: readonly BulkStoryUpdateItem[];
+  atomic: boolean;
+}
+
+export type BulkCreateStories = (command: BulkCreateCommand) => Promise<BulkOutcome[]>;
+export type BulkUpdateStories = (command: BulkUpdateCommand) => Promise<BulkOutcome[]>;
+
+const invalidBody = (message: string) =>
+  new DomainError('InvalidArgument', message, { problem: 'invalid-field' });
+
+function requireBatchSize(count: number): void {
+  if (count === 0) throw invalidBody("Field 'stories' must hold one story at least.");
+  if (count > MAX_BULK_STORIES)
+    throw invalidBody(
+      `Field 'stories' holds ${count} stories; at most ${MAX_BULK_STORIES} go in one request.`,
+    );
+}
+
+/** A story's own failure (its answer); anything else (the database, a bug) fails the whole request. */
+const isStoryError = (error: unknown): error is DomainError =>
+  isDomainError(error) && !['Internal', 'Unavailable', 'DeadlineExceeded'].includes(error.kind);
+
+/** Thrown out of an atomic request's transaction to roll it back, with the story that failed. */
+class AtomicFailure extends Error {
+  constructor(
+    readonly index: number,
+    readonly error: DomainError,
+  ) {
+    super('atomic bulk write failed');
+  }
+}
+
+/** Every story of an atomic request that failed: its error; every other one: not applied because of the first. */
+function atomicOutcomes(count: number, failures: ReadonlyMap<number, DomainError>): BulkOutcome[] {
+  const first = Math.min(...failures.keys());
+  return Array.from({ length: count }, (_, i) => {
+    const error = failures.get(i);
+    return error ? { done: false, error } : { done: false, notAppliedBecause: first };
+  });
+}
+
+/** A checked item, or the error that refused it before any I/O. */
+type Checked<T> = { ok: true; value: T } | { ok: false; error: DomainError };
+function check<T>(make: () => T): Checked<T> {
+  try {
+    return { ok: true, value: make() };
+  } catch (error) {
+    if (!isStoryError(error)) throw error;
+    return { ok: false, error };
+  }
+}
+
+/**
+ * Runs each checked item's write in ONE transaction under the board's lock (gathered with the board's other writes
+ * like any write of it). Not atomic: each story is all or nothing by a savepoint, and its failure is its outcome.
+ * Atomic: the first failure rolls everything back. A board that does not exist is the request's 404.
+ */
+async function runBulk<T>(
+  store: Store<BulkRepositories>,
+  projectId: number,
+  items: ReadonlyArray<Checked<T>>,
+  atomic: boolean,
+  write: (tx: BulkRepositories, item: T) => Promise<StoryRecord>,
+): Promise<BulkOutcome[]> {
+  const refused = new Map(items.flatMap((item, i) => (item.ok ? [] : [[i, item.error] as const])));
+  if (atomic && refused.size > 0) return atomicOutcomes(items.length, refused);
+  try {
+    return await store.boardTransaction(projectId, async (tx) => {
+      if (!(await tx.boards.lock(projectId))) throw new DomainError('NotFound', 'Board not found');
+      const outcomes: BulkOutcome[] = [];
+      for (const [index, item] of items.entries()) {
+        if (!item.ok) {
+          outcomes.push({ done: false, error: item.error });
+          continue;
+        }
+        // The story's recorded changes (Flowboard-Changes) go with its savepoint when it is rolled back.
+        const changes = changesMark();
+        try {
+          const story = atomic
+            ? await write(tx, item.value)
+            : await tx.savepoints.within(() => write(tx, item.value));
+          outcomes.push({ done: true, story });
+        } catch (error) {
+          changes.undo();
+          if (!isStoryError(error)) throw error;
+          if (atomic) throw new AtomicFailure(index, error);
+          outcomes.push({ done: false, error });
+        }
+      }
+      return outcomes;
+    });
+  } catch (error) {
+    if (error instanceof AtomicFailure)
+      return atomicOutcomes(items.length, new Map([[error.index, error.error]]));
+    throw error;
+  }
+}
+
+/**
+ * `POST P/stories/bulk`: up to 100 stories, each made exactly as CreateStory makes one (numbered in request order,
+ * at the bottom of its phase, with its tasks and tags, `story.created` and its parts' events).
+ */
+export function makeBulkCreateStories<Tx extends BulkRepositories>(
+  store: Store<Tx>,
+  signal: OutboxSignal = noSignal,
+  parts: ReadonlyArray<NewStoryPart<Tx>> = [],
+): BulkCreateStories {
+  return async (command) => {
+    const projectId = requirePositiveId('project_id', command.projectId);
+    requireBatchSize(command.stories.length);
+    const items = command.stories.map((story) =>
+      check(() => prepareNewStory({ ...story, projectId, creatorId: command.creatorId }, parts)),
+    );
+    const outcomes = await runBulk(
+      store as Store<BulkRepositories>,
+      projectId,
+      items,
+      command.atomic,
+      (tx, item) => writeNewStory(tx as Tx, item as PreparedStory<Tx>),
+    );
+    signal();
+    return outcomes;
+  };
+}
+
+/**
+ * `PUT P/stories/bulk`: each story's own partial update (only its fields sent change), its own `If-Match`, and
+ * optionally its whole set of tags, each as the single calls would apply them, with their events. A story named
+ * twice is the request's 400: which of the two should win is not for the server to guess.
+ */
+export function makeBulkUpdateStories(
+  store: Store<BulkRepositories>,
+  signal: OutboxSignal = noSignal,
+): BulkUpdateStories {
+  return async (command) => {
+    const projectId = requirePositiveId('project_id', command.projectId);
+    requireBatchSize(command.stories.length);
+    const seen = new Set<number>();
+    for (const { storyId } of command.stories) {
+      if (seen.has(storyId)) throw invalidBody(`Story ${storyId} is named twice; name each story once.`);
+      seen.add(storyId);
+    }
+    const items = command.stories.map((item) =>
+      check(() => {
+        if (!Number.isSafeInteger(item.storyId) || item.storyId <= 0)
+          throw new DomainError('NotFound', 'Story not found');
+        return {
+          storyId: item.storyId,
+          changes: parseStoryChanges(item.update),
+          expectedVersion: parseExpectedVersion(item.expectedVersion),
+          tags: item.tags?.map((t) => parseTagRef(t, 'tags')),
+        };
+      }),
+    );
+    const outcomes = await runBulk(store, projectId, items, command.atomic, async (tx, item) =>
+      updateOne(tx, projectId, command.actorId, item),
+    );
+    signal();
+    return outcomes;
+  };
+}
+
+async function updateOne(
+  tx: BulkRepositories,
+  projectId: number,
+  actorId: number,
+  item: {
+    storyId: number;
+    changes: StoryChanges;
+    expectedVersion?: number;
+    tags?: ReturnType<typeof parseTagRef>[];
+  },
+): Promise<StoryRecord> {
+  const story = await applyStoryChanges(
+    tx,
+    projectId,
+    item.storyId,
+    item.changes,
+    actorId,
+    item.expectedVersion,
+  );
+  if (!story) throw new DomainError('NotFound', 'Story not found');
+  if (item.tags)
+    await writeStoryTags(tx, { projectId, storyId: item.storyId }, item.tags, { replace: true, actorId });
+  return story;
+}
