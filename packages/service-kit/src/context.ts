@@ -23,6 +23,11 @@ export interface RequestContext {
    * nobody answers with them.
    */
   changes?: string[];
+  /**
+   * Whether the caller has gone (its deadline passed, or it cancelled): work that has not started yet is not worth
+   * starting, since nobody will read its answer (a write queued behind a busy board's lock, say).
+   */
+  callerGone?: () => boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -63,6 +68,9 @@ export const newRequestId = (): string => {
   const uuid = randomUUID();
   return uuid.slice(0, 8) + uuid.slice(9, 13) + uuid.slice(24, 28);
 };
+
+/** Whether the current request's caller has gone (RequestContext.callerGone); false outside a request. */
+export const callerGone = (): boolean => storage.getStore()?.callerGone?.() === true;
 
 /** The key the current request came with, for the changes it makes; undefined without one (a system action). */
 export const callerApiKey = (): ApiKeyRef | undefined => storage.getStore()?.apiKey;

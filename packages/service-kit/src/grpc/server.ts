@@ -114,7 +114,12 @@ export function unary<Req, Res>(
   handler: (request: Req, ctx: CallContext) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    const ctx: CallContext = { ...metadataToContext(call.metadata, newRequestId), changes: [] };
+    const ctx: CallContext = {
+      ...metadataToContext(call.metadata, newRequestId),
+      changes: [],
+      // grpc-js marks the call cancelled when the caller cancels or its deadline passes.
+      callerGone: () => call.cancelled,
+    };
     runWithContext(ctx, () => {
       handler(call.request, ctx).then(
         (response) => callback(null, response, changesTrailer(ctx)),

@@ -147,4 +147,44 @@ describe("a board's concurrent writes, gathered into shared transactions", () =>
     expect(rows).toHaveLength(20);
     for (const row of rows) expect(row.request_id).toBe(row.text.replace('story ', 'create-'));
   });
+
+  it("starts no write whose caller's deadline passed while it queued behind the board's lock", async () => {
+    const projectId = newProjectId();
+    await createBoard(projectId);
+    const story = await createStory({ project_id: projectId, text: 'queued' });
+    const holder = await admin.connect();
+    try {
+      // Another transaction holds the board's row: the first write waits for it in PostgreSQL, the second in the
+      // board's queue, with a deadline that passes before the lock is free.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM boards WHERE project_id = $1 FOR UPDATE', [projectId]);
+      const first = call('UpdateStory', {
+        project_id: projectId,
+        story_id: story.id,
+        update_mask: ['size'],
+        size: '3',
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const second = call(
+        'UpdateStory',
+        { project_id: projectId, story_id: story.id, update_mask: ['color'], color: 'red' },
+        42,
+        'gone-before-its-turn',
+        undefined,
+        300,
+      );
+      const [late] = await settle([second]);
+      expect((late as { error: grpc.ServiceError }).error.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+      await holder.query('COMMIT');
+      await first;
+    } finally {
+      holder.release();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    const { rows } = await admin.query('SELECT size, color FROM stories WHERE project_id = $1 AND id = $2', [
+      projectId,
+      story.id,
+    ]);
+    expect(rows[0]).toEqual({ size: '3', color: 'grey' });
+  });
 });

@@ -89,6 +89,7 @@ export function call<Res>(
   userId: number | null = 42,
   requestId = 'boards-int-test',
   apiKey?: ApiKeyRef,
+  deadlineMs = 10_000,
 ): Promise<Res> {
   const metadata = contextToMetadata({
     requestId,
@@ -105,7 +106,7 @@ export function call<Res>(
   if (!client) throw new Error(`no boards service has a method ${method}`);
   const fn = (client as unknown as Record<Method, Unary>)[method].bind(client);
   return new Promise((resolve, reject) =>
-    fn(request, metadata, { deadline: Date.now() + 10_000 }, (err, res) =>
+    fn(request, metadata, { deadline: Date.now() + deadlineMs }, (err, res) =>
       err ? reject(err) : resolve(res),
     ),
   );

@@ -21,10 +21,17 @@ export function boardsUpstream(): Pick<UpstreamOptions, 'services' | 'healthServ
  * before this one during a rolling upgrade; every boards release since the split serves both names, so this
  * gateway works with the boards of the previous release too. The alias goes in the release after this one.
  */
+/** How much longer a bulk write's deadline is than a single call's (GRPC_DEADLINE_MS). */
+export const BULK_DEADLINE_FACTOR = 6;
+
 export function createBoardsClient(upstream: Upstream, deadlineMs: number) {
   const v1 = loadBoardsProto().flowboard.boards.v1;
   const options = { deadlineMs };
   const stories = upstream.derive(v1.StoriesService, options);
+  // A bulk write carries up to 100 stories, each a write of its own under the board's lock: its deadline bounds a
+  // boards that does not answer, not a board that is busy, so it is longer by that much (boards starts no write
+  // whose caller has gone, so a call that timed out does not lengthen the queue behind it).
+  const bulk = upstream.derive(v1.StoriesService, { deadlineMs: deadlineMs * BULK_DEADLINE_FACTOR });
   const client = {
     ...upstream.derive(v1.PhasesService, options),
     ...upstream.derive(v1.TagsService, options),
@@ -32,6 +39,8 @@ export function createBoardsClient(upstream: Upstream, deadlineMs: number) {
     ...upstream.derive(v1.CommentsService, options),
     ...upstream.derive(v1.HistoryService, options),
     ...stories,
+    bulkCreateStories: bulk.bulkCreateStories,
+    bulkUpdateStories: bulk.bulkUpdateStories,
   };
   const readStory = storyBatcher((projectId, storyIds) =>
     stories

@@ -26,11 +26,14 @@ export interface BoardRepository {
 
 /**
  * Savepoints of the current transaction: `within` runs `work` so that, when it throws, what it wrote is undone and
- * the transaction goes on (even after a failed statement), as if it had not run. A bulk write's stories are each all
- * or nothing this way, in the one transaction of the request.
+ * the transaction goes on (even after a failed statement), as if it had not run. `mark` tells afterwards whether
+ * anything was written (or a statement failed) since: work that threw before writing needs no savepoint. A bulk
+ * write's stories are each all or nothing this way, in the one transaction of the request, with a savepoint only
+ * for a story that fails after writing (PostgreSQL slows every session down past 64 subtransactions in one).
  */
 export interface Savepoints {
   within<T>(work: () => Promise<T>): Promise<T>;
+  mark(): { wrote(): boolean };
 }
 
 /**

@@ -2,6 +2,7 @@ import { withTransaction, type Pool, type PoolClient, type Queryable } from '@fl
 import type { Store } from '../application/store';
 import type { BoardLocks } from './board-repository';
 import { BoardWriteBatches, type TrackedWrite } from './board-write-batches';
+import { countStatements } from './savepoints';
 
 export interface BoardTransactionsOptions {
   /** Hears how long each transaction that took its board's row lock held it, in seconds (see below). */
@@ -66,17 +67,6 @@ export function withBoardTransactions<Repositories>(
 
 /** Repositories on `client` that record whether the statements issued through them wrote, or failed. */
 function trackedWrite<Tx>(client: PoolClient, bind: (db: Queryable) => Tx): TrackedWrite<Tx> {
-  let wrote = false;
-  let failed = false;
-  const query = (config: string | { text: string }, values?: unknown[]) => {
-    const text = typeof config === 'string' ? config : config.text;
-    if (!/^\s*SELECT\b/i.test(text)) wrote = true;
-    return (client.query as (c: unknown, v?: unknown[]) => Promise<unknown>)(config, values).catch(
-      (err: unknown) => {
-        failed = true;
-        throw err;
-      },
-    );
-  };
-  return { tx: bind({ query } as unknown as Queryable), wrote: () => wrote, failed: () => failed };
+  const db = countStatements(client);
+  return { tx: bind(db), wrote: () => db.statements.writes > 0, failed: () => db.statements.failures > 0 };
 }

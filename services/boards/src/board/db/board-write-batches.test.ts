@@ -99,6 +99,25 @@ describe('BoardWriteBatches', () => {
     expect(sizes).toEqual([1, 3, 2]);
   });
 
+  it('starts no write whose caller has gone by its turn, and runs the others', async () => {
+    const { transactions, committed } = fakeTransactions();
+    const batches = new BoardWriteBatches(transactions, { maxBatch: 10 });
+    let bGone = false;
+    const asCaller = (gone: () => boolean, what: string) =>
+      runWithContext({ requestId: what, callerGone: gone }, () => batches.run(1, write(what)));
+
+    const calls = [asCaller(() => false, 'a'), asCaller(() => bGone, 'b'), asCaller(() => false, 'c')];
+    bGone = true; // b's deadline passes while a holds the board
+    const answers = await settle(calls);
+
+    expect(answers).toEqual([
+      'a',
+      'error: The caller had gone before its write started; nothing was written.',
+      'c',
+    ]);
+    expect(committed).toEqual([['a'], ['c']]);
+  });
+
   it("keeps each board's writes apart from another board's", async () => {
     const { transactions, committed } = fakeTransactions();
     const batches = new BoardWriteBatches(transactions, { maxBatch: 10 });

@@ -1,5 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
-import { changesMark } from '@flowboard/service-kit';
+import { callerGone, changesMark, DomainError } from '@flowboard/service-kit';
 
 /**
  * Gathers the writes waiting for one board into one transaction.
@@ -53,6 +53,9 @@ interface Waiting<Tx> {
   reject: (reason: unknown) => void;
 }
 
+const callerGoneError = () =>
+  new DomainError('DeadlineExceeded', 'The caller had gone before its write started; nothing was written.');
+
 /** Thrown inside a batch to roll it back; never reaches a caller. */
 class RollBackBatch extends Error {}
 
@@ -80,6 +83,10 @@ export class BoardWriteBatches<Tx> {
       // happen, so each run starts from the record as it stood before the first.
       const changes = changesMark();
       const attempt: BoardWrite<Tx, T> = (tx) => {
+        // A write whose caller has gone by its turn (its deadline passed while it queued behind the board's other
+        // writes) is not started: nobody would read its answer, and running it would only lengthen the queue for
+        // the writes whose callers still wait. Thrown before any statement, so it costs the batch nothing.
+        if (callerGone()) return Promise.reject(callerGoneError());
         changes.undo();
         return work(tx);
       };
