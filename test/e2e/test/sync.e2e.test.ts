@@ -110,8 +110,6 @@ describe('sync', () => {
   });
 
   it('pages a list the gateway has whole (phases) by cursor, in JSON and XML', async () => {
-    const { seen } = await walk('cursor=', 2).catch(() => ({ seen: [] as number[] }));
-    expect(seen.length).toBeGreaterThan(0);
     const phasesById: number[] = [];
     let cursor = '';
     for (;;) {

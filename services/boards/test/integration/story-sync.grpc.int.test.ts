@@ -126,7 +126,7 @@ describe('ListStories since a sync position (updatedSince)', () => {
     const page = await sync(projectId, full.position);
     expect(page.deleted[0]?.delete_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
     expect(page.total_items).toBe(3);
-    // A reorder within a phase changes nothing a client sees: not listed.
+    // Nothing changed since the last sync: nothing listed.
     expect(await syncAll(projectId, next.position)).toMatchObject({ changed: [], deleted: [] });
   });
 

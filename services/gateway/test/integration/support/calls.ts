@@ -1,4 +1,4 @@
-import { DomainError } from '@flowboard/service-kit';
+import { DomainError, type RequestContext } from '@flowboard/service-kit';
 
 /** Counts calls per method, and lets a test make chosen methods answer UNAVAILABLE. */
 export class Calls {
@@ -8,9 +8,11 @@ export class Calls {
   readonly unavailable = new Set<string>();
   private readonly held = new Map<string, Promise<void>>();
 
-  record(method: string, context: { requestId: string; userId?: number }): void {
+  record(method: string, context: RequestContext): void {
     this.counts.set(method, this.count(method) + 1);
-    this.lastContext.set(method, context);
+    // What travelled in the call's metadata: callerGone is the fake server's own view of the call, not sent.
+    const { callerGone: _local, ...travelled } = context;
+    this.lastContext.set(method, travelled);
     if (this.unavailable.has(method)) throw new DomainError('Unavailable', `${method} is down`);
   }
 
