@@ -188,6 +188,15 @@ export class DomainError extends Error {
 
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
 
+/** Failures of the system rather than of the request: nothing a caller could have sent differently. */
+const SYSTEM_KINDS: ReadonlySet<ErrorKind> = new Set(['Internal', 'Unavailable', 'DeadlineExceeded']);
+
+/**
+ * A refusal of what the caller asked (a bad field, a missing story, a stale version...): the answer of one item of
+ * a bulk request, where a system failure is the whole request's.
+ */
+export const isCallersError = (e: unknown): e is DomainError => isDomainError(e) && !SYSTEM_KINDS.has(e.kind);
+
 const REASON_KEY = 'flowboard-error-reason';
 const PROBLEM_KEY = 'flowboard-problem';
 

@@ -1,7 +1,7 @@
 import type { Pool } from '@flowboard/pg-kit';
 import { boardRepository } from '../board/db/board-repository';
 import { withBoardTransactions, type BoardTransactionsOptions } from '../board/db/board-transactions';
-import { countStatements, savepoints } from '../board/db/savepoints';
+import { savepoints } from '../board/db/savepoints';
 import { commentRepository } from '../comments/db/comment-repository';
 import { storyHistoryRepository } from '../history/db/story-history-repository';
 import { phaseRepository } from '../phases/db/phase-repository';
@@ -19,21 +19,17 @@ import { taskRepository } from '../tasks/db/task-repository';
 export function createBoardsStore(pool: Pool, schema: string, options: BoardTransactionsOptions = {}) {
   return withBoardTransactions(
     pool,
-    (client, locks) => {
-      // One counter for all of a transaction's repositories (board/db/savepoints.ts).
-      const db = countStatements(client);
-      return {
-        boards: boardRepository(db, locks),
-        outbox: outboxRepository(db, schema),
-        phases: phaseRepository(db),
-        stories: storyRepository(db),
-        history: storyHistoryRepository(db),
-        tasks: taskRepository(db),
-        comments: commentRepository(db),
-        tags: tagRepository(db),
-        savepoints: savepoints(db),
-      };
-    },
+    (db, locks) => ({
+      boards: boardRepository(db, locks),
+      outbox: outboxRepository(db, schema),
+      phases: phaseRepository(db),
+      stories: storyRepository(db),
+      history: storyHistoryRepository(db),
+      tasks: taskRepository(db),
+      comments: commentRepository(db),
+      tags: tagRepository(db),
+      savepoints: savepoints(db),
+    }),
     options,
   );
 }

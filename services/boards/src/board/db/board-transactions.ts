@@ -1,8 +1,8 @@
-import { withTransaction, type Pool, type PoolClient, type Queryable } from '@flowboard/pg-kit';
+import { withTransaction, type Pool, type PoolClient } from '@flowboard/pg-kit';
 import type { Store } from '../application/store';
 import type { BoardLocks } from './board-repository';
 import { BoardWriteBatches, type TrackedWrite } from './board-write-batches';
-import { countStatements } from './savepoints';
+import { countStatements, type CountedQueryable } from './savepoints';
 
 export interface BoardTransactionsOptions {
   /** Hears how long each transaction that took its board's row lock held it, in seconds (see below). */
@@ -27,7 +27,11 @@ export interface BoardTransactionsOptions {
  */
 export function withBoardTransactions<Repositories>(
   pool: Pool,
-  repositories: (db: Queryable, locks?: BoardLocks) => Repositories,
+  /**
+   * The repositories on one client. Each transaction's client counts its statements (savepoints.ts), once for all
+   * of its repositories: the batches read whether a write wrote from it, and so does `Savepoints.mark`.
+   */
+  repositories: (db: CountedQueryable, locks?: BoardLocks) => Repositories,
   options: BoardTransactionsOptions = {},
 ): Store<Repositories> {
   /** One transaction; `locks` records the boards it locked, and when the first lock was taken. */
@@ -46,27 +50,28 @@ export function withBoardTransactions<Repositories>(
   }
 
   const transaction = <T>(work: (tx: Repositories) => Promise<T>): Promise<T> =>
-    inTransaction((client, locks) => work(repositories(client, locks)));
+    inTransaction((client, locks) => work(repositories(countStatements(client), locks)));
 
   const batches = new BoardWriteBatches<Repositories>(
     {
       alone: transaction,
       together: (run) =>
-        inTransaction((client, locks) => run(() => trackedWrite(client, (db) => repositories(db, locks)))),
+        inTransaction((client, locks) =>
+          run(() => trackedWrite(countStatements(client), (db) => repositories(db, locks))),
+        ),
     },
     { maxBatch: options.maxBoardBatch ?? 32, onBatch: options.onBoardBatch },
   );
 
   return {
-    ...repositories(pool),
+    ...repositories(countStatements(pool)),
     transaction,
     boardTransaction: <T>(projectId: number, work: (tx: Repositories) => Promise<T>): Promise<T> =>
       batches.run(projectId, work),
   };
 }
 
-/** Repositories on `client` that record whether the statements issued through them wrote, or failed. */
-function trackedWrite<Tx>(client: PoolClient, bind: (db: Queryable) => Tx): TrackedWrite<Tx> {
-  const db = countStatements(client);
+/** Repositories on one write's counted client, and whether the statements issued through them wrote, or failed. */
+function trackedWrite<Tx>(db: CountedQueryable, bind: (db: CountedQueryable) => Tx): TrackedWrite<Tx> {
   return { tx: bind(db), wrote: () => db.statements.writes > 0, failed: () => db.statements.failures > 0 };
 }

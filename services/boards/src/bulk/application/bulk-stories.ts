@@ -1,4 +1,4 @@
-import { changesMark, DomainError, isDomainError, parseExpectedVersion } from '@flowboard/service-kit';
+import { changesMark, DomainError, isCallersError, parseExpectedVersion } from '@flowboard/service-kit';
 import type { Savepoints } from '../../board/application/ports';
 import type { Store } from '../../board/application/store';
 import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
@@ -70,9 +70,8 @@ function requireBatchSize(count: number): void {
     );
 }
 
-/** A story's own failure (its answer); anything else (the database, a bug) fails the whole request. */
-const isStoryError = (error: unknown): error is DomainError =>
-  isDomainError(error) && !['Internal', 'Unavailable', 'DeadlineExceeded'].includes(error.kind);
+/** A story's own failure is its answer; anything else (the database, a bug) fails the whole request. */
+const isStoryError = isCallersError;
 
 /** Thrown out of an atomic request's transaction to roll it back, with the story that failed. */
 class AtomicFailure extends Error {

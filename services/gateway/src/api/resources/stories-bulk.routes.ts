@@ -1,7 +1,7 @@
 import {
   DomainError,
   ERROR_TABLE,
-  isDomainError,
+  isCallersError,
   isProblemSlug,
   type ErrorKind,
 } from '@flowboard/service-kit';
@@ -53,8 +53,7 @@ async function checked<T>(check: () => Promise<T>): Promise<Item<T>> {
   try {
     return { ok: true, request: await check() };
   } catch (error) {
-    if (!isDomainError(error) || ['Internal', 'Unavailable', 'DeadlineExceeded'].includes(error.kind))
-      throw error;
+    if (!isCallersError(error)) throw error;
     return { ok: false, error };
   }
 }
