@@ -10,7 +10,9 @@
 // 3. Runs each scenario with autocannon at BENCH_CONNECTIONS connections for BENCH_DURATION seconds, after a
 //    short warm-up, and prints one table. A scenario starts only once the work the previous one left behind
 //    (outbox relays, Kafka, consumers) is done, and its CPU counts that work too (bench/processes.mjs).
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -202,7 +204,17 @@ async function seedBoards(db, key, userId) {
 }
 
 /** One autocannon run; `overallRate` caps the requests a second (all connections together). */
-function cannon({ keys, method = 'GET', path, body, headers, duration, connections, overallRate }) {
+function cannon({
+  url = GATEWAY_URL,
+  keys,
+  method = 'GET',
+  path,
+  body,
+  headers,
+  duration,
+  connections,
+  overallRate,
+}) {
   let i = 0;
   const request = {
     method,
@@ -223,7 +235,7 @@ function cannon({ keys, method = 'GET', path, body, headers, duration, connectio
   };
   return new Promise((resolve, reject) => {
     autocannon(
-      { url: GATEWAY_URL, connections, duration, requests: [request], timeout: 30, overallRate },
+      { url, connections, duration, requests: [request], timeout: 30, overallRate },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
   });
@@ -249,6 +261,20 @@ const IDEMPOTENT_POST = 'POST P/stories with Idempotency-Key';
 const SINGLE_MOVES = 'PUT P/stories/{id} phase move, one board (contended)';
 const SEARCH_PAIR = 'GET P/search?q=<two words> (50 matches)';
 const BULK_MOVES = 'PUT P/stories/bulk, 100 moves a request, one board';
+const CACHED_PAGE = 'GET P/stories?page=1 (100 stories)';
+const HTTP_CEILING = 'ceiling: node http hello-world (another process)';
+const EXPRESS_CEILING = 'ceiling: express hello-world (another process)';
+const ONE_MOVE = `PUT P/stories/{id} phase move, 1 connection, ${env('BENCH_BOARDS', '50')} boards`;
+
+/** A hello-world server of bench/ceiling.mjs in a process of its own: its URL, and how to stop it. */
+async function startCeiling(kind) {
+  const child = spawn(process.execPath, [new URL('./ceiling.mjs', import.meta.url).pathname, kind], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  process.on('exit', () => child.kill()); // also when the run fails
+  const [chunk] = await once(child.stdout, 'data');
+  return { url: `http://127.0.0.1:${String(chunk).trim()}`, stop: () => child.kill() };
+}
 
 /** `count` different story ids of 1..`of`, for one bulk request (a story named twice is its 400). */
 function distinctStories(count, of) {
@@ -369,6 +395,7 @@ async function main() {
   if (tags && !tagsParam) log('the gateway refuses with=tags: the first scenario runs without it');
 
   const middle = seeded.phaseIds.slice(1, 4);
+  const ceilings = { http: await startCeiling('http'), express: await startCeiling('express') };
   const scenarios = [
     [`GET P/stories?${tagsParam}page=1 (100 stories)`, { path: `${P}/stories?${tagsParam}page=1` }],
     // Page 900 of the SAME list as page 1 (issue: "no more than 1.5x slower than page 1").
@@ -490,6 +517,34 @@ async function main() {
         }),
       },
     ],
+    // Issue 31: what the framework and node itself serve on this machine in this run (the cached page is
+    // compared with them), a move one at a time (every hop's latency, no batching), and one story read again
+    // and again (the cached single-story path).
+    [HTTP_CEILING, { url: ceilings.http.url, path: '/' }],
+    [EXPRESS_CEILING, { url: ceilings.express.url, path: '/' }],
+    [
+      ONE_MOVE,
+      {
+        method: 'PUT',
+        connections: 1,
+        path: (i) => {
+          const board = boards[i % boards.length];
+          return `/api/v1/projects/${board.projectId}/stories/${rand(BOARD_STORIES)}`;
+        },
+        body: (i) => ({ phase: boards[i % boards.length].phaseIds[1 + (Math.floor(i / boards.length) % 3)] }),
+      },
+    ],
+    ['GET P/stories/{id}, the same story (cached)', { path: `${P}/stories/${Math.ceil(STORIES / 2)}` }],
+    [CACHED_PAGE, { path: `${P}/stories?page=1` }],
+    // Scenario 16's searches, each a response-cache miss (searches are cached under the board version since
+    // issue 31): what a search costs when the board changed since it was last asked.
+    [
+      `${SEARCH_PAIR}, every search a cache miss`,
+      {
+        path: (i) =>
+          `${P}/search?q=${FIRST_WORDS[i % 50]}+${SECOND_WORDS[Math.floor(i / 50) % 40]}&bench-miss=${++missSerial}`,
+      },
+    ],
   ];
   const only = optionValue('--only');
   const chosen = only
@@ -596,6 +651,19 @@ async function main() {
       `moves on one board: ${bulkMoves['req/s'] * 100} cards/s in bulk requests of 100, ${singleMoves['req/s']}/s one ` +
         `by one: ${((bulkMoves['req/s'] * 100) / singleMoves['req/s']).toFixed(1)}x (target >= 10x)${flag(singleMoves, bulkMoves)}`,
     );
+  const express = rows.find((row) => row.scenario === EXPRESS_CEILING);
+  const nodeHttp = rows.find((row) => row.scenario === HTTP_CEILING);
+  const cachedPage = rows.find((row) => row.scenario === CACHED_PAGE);
+  if (express && nodeHttp && cachedPage)
+    console.log(
+      `cached page of 100: ${cachedPage['req/s']} req/s = ${((cachedPage['req/s'] * 100) / express['req/s']).toFixed(0)} % ` +
+        `of express hello-world (${express['req/s']}; target >= 67 %), ` +
+        `${((cachedPage['req/s'] * 100) / nodeHttp['req/s']).toFixed(0)} % of node http (${nodeHttp['req/s']})` +
+        flag(cachedPage),
+    );
+  const oneMove = rows.find((row) => row.scenario === ONE_MOVE);
+  if (oneMove)
+    console.log(`a move at one connection: p50 ${oneMove['p50 ms']} ms (target <= 2.5 ms)${flag(oneMove)}`);
   const failed = rows.filter((row) => row.errors > 0).map((row) => row.scenario);
   if (failed.length) console.log(`errors in: ${failed.join('; ')} (429: raise BENCH_KEYS)`);
   const load = os
@@ -620,6 +688,8 @@ async function main() {
     }
   }
   await backlogDb?.end();
+  ceilings.http.stop();
+  ceilings.express.stop();
 }
 
 /**

@@ -52,6 +52,13 @@ export interface EventConsumerOptions {
    */
   handle(message: IncomingMessage): Promise<void>;
   /**
+   * Sees each fetched batch's messages before any of them is handled, so that a handler can settle with one query
+   * what it would otherwise ask once a message (whether anyone subscribes to their projects, say). A failure holds
+   * the batch back like a failure of its first message. Every message handled was first seen by a lookAhead made
+   * after it was fetched.
+   */
+  lookAhead?(messages: IncomingMessage[]): Promise<void>;
+  /**
    * How long a partition waits before its failed message is tried again, by attempt (1, 2, ...); default
    * `exponentialBackoff()`.
    */
@@ -255,6 +262,15 @@ export class EventConsumer {
         // Lag from the batch itself (no admin round trips): what remains from the message in hand to the high
         // watermark seen by this fetch. A partition held back keeps showing the lag at its failed message.
         const highWatermark = Number(batch.highWatermark);
+        const first = batch.messages[0];
+        if (first && this.options.lookAhead) {
+          try {
+            await this.options.lookAhead(batch.messages.map((m) => toIncoming(topic, partition, m)));
+          } catch (err) {
+            this.holdBack(id, pause(), first.offset, err);
+            return;
+          }
+        }
         for (const message of batch.messages) {
           if (!isRunning() || isStale()) return;
           this.lag?.(topic, partition, highWatermark - Number(message.offset));

@@ -155,15 +155,17 @@ export function createApp(
     definition: v1[name].service,
     implementation,
   });
-  // Every write with events wakes the relay once it commits; stories also read /me/stories on the pool; history
-  // and search only read, on the pool. Slices import only those below them (board ← phases ← stories ← tags, tasks,
-  // comments), so what a lower slice serves with a higher one's help is joined here: a new story's tasks and
-  // tags, a story page's tags, and PhasesService's methods about a phase's stories.
-  const tags = tagsUseCases(store, relay.wake);
+  // Every write with events wakes the relay once it commits; stories (and a tag's stories) also read cursor pages
+  // and /me/stories on the pool; history and search only read, on the pool. Slices import only those below them
+  // (board ← phases ← stories ← tags, tasks, comments), so what a lower slice serves with a higher one's help is
+  // joined here: a new story's tasks and tags, a story page's tags, and PhasesService's methods about a phase's
+  // stories.
+  const storyPages = storyPagesReader(pool);
+  const tags = tagsUseCases(store, { storyPages, wakeOutbox: relay.wake });
   const newStoryParts = [newStoryTasks, newStoryTags];
   const stories = storiesUseCases(store, {
     ownedStories: ownedStoriesReader(pool),
-    storyPages: storyPagesReader(pool),
+    storyPages,
     wakeOutbox: relay.wake,
     newStoryParts,
   });

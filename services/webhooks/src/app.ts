@@ -20,7 +20,7 @@ import { makeDeleteWebhook } from './application/delete-webhook';
 import { Dispatcher } from './application/dispatcher';
 import { makeForgetProject } from './application/forget-project';
 import { makeGetWebhook } from './application/get-webhook';
-import { makeIngestEvent } from './application/ingest-event';
+import { makeEventIngestion } from './application/ingest-event';
 import { makeListDeliveries } from './application/list-deliveries';
 import { makeListWebhooks } from './application/list-webhooks';
 import { makePingWebhook } from './application/ping-webhook';
@@ -168,8 +168,8 @@ export function createApp(
     topicSettings: topicSettings(config),
     logger,
     metrics,
-    handle: createResourceEventsHandler({
-      ingest: makeIngestEvent({ deliveries, renderer, wake }),
+    ...createResourceEventsHandler({
+      ingestion: makeEventIngestion({ deliveries, renderer, wake }),
       forgetProject: makeForgetProject(webhooks),
       logger,
     }),

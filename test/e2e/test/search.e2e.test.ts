@@ -2,6 +2,7 @@ import {
   accessLadder,
   accessMatrix,
   api,
+  boardsCalls,
   childNames,
   createProject,
   signUp,
@@ -123,6 +124,26 @@ describe('search', () => {
     expect((await search('q=marmalade')).json.totalItems).toBe(0);
     expect((await api(S, { key: owner.key, method: 'DELETE' })).status).toBe(200);
     expect((await search('q=plain')).json.items.map((h: Hit) => h.id)).not.toContain(created.id);
+  });
+
+  it('answers a repeated search from the response cache, and a comment, task or tag shows on the next', async () => {
+    const created = await story(project.id, { text: 'Wombat ledger' });
+    const S = `${P()}/stories/${created.id}`;
+    const first = await search('q=wombat');
+    const calls = await boardsCalls('SearchStories');
+    expect((await search('q=wombat')).text).toBe(first.text);
+    expect(await boardsCalls('SearchStories')).toBe(calls);
+    for (const [path, body, field] of [
+      ['comments', { text: 'a manatee was seen' }, 'comment'],
+      ['tasks', { text: 'count the narwhals' }, 'task'],
+      ['tags', { name: 'okapi' }, 'tag'],
+    ] as const) {
+      const word = field === 'comment' ? 'manatee' : field === 'task' ? 'narwhals' : 'okapi';
+      expect((await search(`q=${word}`)).json.totalItems).toBe(0);
+      expect((await api(`${S}/${path}`, { key: owner.key, method: 'POST', body })).status).toBe(200);
+      const hits = (await search(`q=${word}`)).json.items as Hit[];
+      expect(hits.map((h) => [h.id, h.match.field])).toEqual([[created.id, field]]);
+    }
   });
 
   it('combines with where=, takes phrases, prefixes, exclusions and OR, and pages at most 100', async () => {

@@ -5,6 +5,7 @@ import type { Store } from '../board/application/store';
 import type { CommentRecord, CommentRepository } from '../comments/application/ports';
 import type { StoryHistoryRepository } from '../history/application/ports';
 import type { PhaseRecord, PhaseRepository } from '../phases/application/ports';
+import type { KeysetWindow } from '../shared/application/list-window';
 import type { CreateStoryCommand } from '../stories/application/create-story';
 import type { StoryRecord, StoryRepository } from '../stories/application/ports';
 import type { TagRepository } from '../tags/application/ports';
@@ -43,6 +44,12 @@ function applyWrite<T extends { version: number }>(
     a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
   const changed = shown.some((key) => key in values && !same(record[key], values[key]));
   return Object.assign(record, values, changed ? { version: record.version + 1 } : {});
+}
+
+/** A keyset page of `all` (README "Sync: cursors and updatedSince"), as the repositories' listById answers it. */
+function keysetOf<T extends { id: number }>(all: T[], { afterId, limit }: KeysetWindow) {
+  const after = all.filter((x) => x.id > afterId).sort((a, b) => a.id - b.id);
+  return { page: after.slice(0, limit), total: all.length, more: after.length > limit };
 }
 
 const PHASE_SHOWN = ['name', 'description', 'position', 'wipLimit'] as const;
@@ -281,6 +288,10 @@ export function fakeStore() {
         const all = ofStory(tasks, projectId, storyId).sort((a, b) => a.position - b.position);
         return { tasks: all.slice(offset, offset + limit), total: all.length };
       },
+      async listById(projectId, storyId, window) {
+        const { page, total, more } = keysetOf(ofStory(tasks, projectId, storyId), window);
+        return { tasks: page, total, more };
+      },
       listForStories: async (projectId, storyIds) =>
         tasks.filter((t) => t.projectId === projectId && storyIds.includes(t.storyId)),
       async find(projectId, storyId, taskId) {
@@ -325,6 +336,10 @@ export function fakeStore() {
       async list(projectId, storyId, offset, limit) {
         const all = ofStory(comments, projectId, storyId);
         return { comments: all.slice(offset, offset + limit), total: all.length };
+      },
+      async listById(projectId, storyId, window) {
+        const { page, total, more } = keysetOf(ofStory(comments, projectId, storyId), window);
+        return { comments: page, total, more };
       },
       listForStories: async (projectId, storyIds) =>
         comments.filter((c) => c.projectId === projectId && storyIds.includes(c.storyId)),

@@ -238,7 +238,8 @@ describe('ListOwnedStories', () => {
     expect(page2.stories.map((s) => s.text)).toEqual(['s-backlog']);
     expect(page2.total_items).toBe(4);
     const past = await owned({ owner_id: owner, project_ids: projects, page: 9, page_size: 3 });
-    expect(past).toEqual({ stories: [], total_items: 4 });
+    // No keyset asked, none answered (an ordinary page: `keyset` stays unset).
+    expect(past).toEqual({ stories: [], total_items: 4, keyset: null });
     const everything = await owned({
       owner_id: owner,
       project_ids: projects,
@@ -249,7 +250,11 @@ describe('ListOwnedStories', () => {
     expect(everything.stories).toHaveLength(4);
     const red = await owned({ owner_id: owner, project_ids: projects, where: 'color:red' });
     expect(red.stories.map((s) => s.text)).toEqual(['f-backlog-1']);
-    expect(await owned({ owner_id: owner, project_ids: [] })).toEqual({ stories: [], total_items: 0 });
+    expect(await owned({ owner_id: owner, project_ids: [] })).toEqual({
+      stories: [],
+      total_items: 0,
+      keyset: null,
+    });
 
     const badFilter = await grpcError(owned({ owner_id: owner, project_ids: projects, where: 'colour:red' }));
     expect(reason(badFilter)).toBe('invalid-filter');

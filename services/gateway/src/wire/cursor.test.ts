@@ -1,5 +1,5 @@
 import { decodeCursor, decodeSyncToken, encodeCursor, encodeSyncToken } from './cursor';
-import { pageOf, parsePaging } from './page';
+import { keysetOf, keysetPageDto, pageOf, pageOnly, parsePaging } from './page';
 
 const LIST = 'GET /api/v1/projects/:projectId/stories {"projectId":7}';
 const invalid = expect.objectContaining({ kind: 'InvalidArgument', problem: 'invalid-parameter' });
@@ -56,6 +56,60 @@ describe('cursors', () => {
     );
     expect(second).toMatchObject({ page: 2, items: [{ id: 7 }, { id: 9 }] });
     expect(second.nextCursor).toBeUndefined();
+  });
+});
+
+describe('lists a service pages by keyset', () => {
+  const paging = (text: string | undefined, pageSize = '2') =>
+    parsePaging(undefined, pageSize, { text, list: LIST, where: '' });
+
+  it("asks after the cursor's id (0 to begin), and no keyset when paging by number", () => {
+    expect(keysetOf(parsePaging('2', '2'))).toEqual({});
+    expect(keysetOf(paging(undefined))).toEqual({}); // no `cursor` at all: by page
+    expect(keysetOf(paging(''))).toEqual({ keyset: { after_id: 0 } });
+    expect(keysetOf(paging(encodeCursor(LIST, '', { after: 41, page: 3 })))).toEqual({
+      keyset: { after_id: 41 },
+    });
+  });
+
+  it('answers the page with nextCursor after its last id while the service says more follow', () => {
+    const first = keysetPageDto([{ id: 3 }, { id: 8 }], paging(''), 5, { more: true }, 'boards');
+    expect(first).toMatchObject({ page: 1, pageSize: 2, totalPages: 3, totalItems: 5 });
+    expect(Object.keys(first)).toEqual([
+      'page',
+      'pageSize',
+      'totalPages',
+      'totalItems',
+      'items',
+      'nextCursor',
+    ]);
+    const next = paging(first.nextCursor as string);
+    expect(next.cursor?.state).toEqual({ after: 8, page: 2 });
+    expect(keysetOf(next)).toEqual({ keyset: { after_id: 8 } });
+    const last = keysetPageDto([{ id: 9 }], next, 5, { more: false }, 'boards');
+    expect(last).toMatchObject({ page: 2, items: [{ id: 9 }] });
+    expect(last).not.toHaveProperty('nextCursor');
+    // An empty last page (the rest deleted meanwhile) ends the walk too.
+    expect(keysetPageDto([], next, 2, { more: false }, 'boards')).not.toHaveProperty('nextCursor');
+  });
+
+  it.each([null, undefined])(
+    'refuses (503) an answer without keyset (%s: a release that ignored it), never a short walk',
+    (answer) => {
+      const unavailable = expect.objectContaining({ kind: 'Unavailable' });
+      expect(() => keysetPageDto([{ id: 1 }], paging(''), 1, answer, 'webhooks')).toThrow(unavailable);
+      expect(() => keysetPageDto([{ id: 1 }], paging(''), 1, answer, 'webhooks')).toThrow(
+        /webhooks service running does not page this list by cursor yet/,
+      );
+    },
+  );
+
+  it('pageOnly: a search or a write refuses cursor (400 saying why) and keeps page', () => {
+    expect(pageOnly(parsePaging('2', '5'), 'A search is ranked')).toEqual({ page: 2, pageSize: 5 });
+    expect(() => pageOnly(paging(''), 'A search is ranked')).toThrow(invalid);
+    expect(() => pageOnly(paging(''), 'A search is ranked')).toThrow(
+      "A search is ranked: it pages by 'page' and 'pageSize' only, not by 'cursor'.",
+    );
   });
 });
 

@@ -118,6 +118,63 @@ export function cursorPageDto(
   };
 }
 
+/**
+ * A page a service walked by keyset for `paging.cursor`. `answer` is the service's KeysetPage: a release older than
+ * cursor paging of this list leaves it unset and answers an ordinary page, which must not pass for a cursor page
+ * (it would end the walk early, silently), so that is a 503 naming the cause.
+ */
+export function keysetPageDto(
+  items: Dto[],
+  paging: Paging,
+  totalItems: number,
+  answer: { more: boolean } | null | undefined,
+  service: string,
+): PageDto {
+  const cursor = paging.cursor;
+  if (!cursor) throw new Error('keysetPageDto without a cursor');
+  const { more } = keysetAnswered(answer, service);
+  const last = items[items.length - 1]?.id;
+  const next = more && typeof last === 'number' ? { after: last, page: cursor.state.page + 1 } : undefined;
+  return cursorPageDto(items, paging, totalItems, next);
+}
+
+/** The service's KeysetPage; unset (an older release, which answered an ordinary page) → the 503 above. */
+export function keysetAnswered(
+  answer: { more: boolean } | null | undefined,
+  service: string,
+): { more: boolean } {
+  if (!answer)
+    throw new DomainError(
+      'Unavailable',
+      `The ${service} service running does not page this list by cursor yet (an older release): page by 'page' ` +
+        'until it is upgraded.',
+    );
+  return answer;
+}
+
+/** The keyset a service is asked for: after the cursor's id (numeric ids only), or none when paging by number. */
+export function keysetOf(paging: Paging): { keyset?: { after_id: number } } {
+  const after = paging.cursor?.state.after;
+  if (!paging.cursor) return {};
+  return { keyset: { after_id: typeof after === 'number' ? after : 0 } };
+}
+
+/**
+ * `paging` for an answer that pages by `page` only (a ranked search; a write that answers a page of its list):
+ * `cursor` there is a 400 saying `why`, before any call is made (so before anything is written).
+ */
+export function pageOnly(paging: Paging, why: string): Paging {
+  if (paging.cursor)
+    throw new DomainError(
+      'InvalidArgument',
+      `${why}: it pages by 'page' and 'pageSize' only, not by 'cursor'.`,
+      {
+        problem: 'invalid-parameter',
+      },
+    );
+  return paging;
+}
+
 /** The envelope in its JSON key order: `page, pageSize, totalPages, totalItems, items`. */
 export function pageDto(items: Dto[], paging: Paging, totalItems: number, byCursor = false): PageDto {
   // A list paged by its service answers by cursor only where its handler asked for it (cursorPageDto).

@@ -90,6 +90,34 @@ describe('invites, projects, API keys and PUT /me', () => {
       await expect(list('colour:red')).rejects.toMatchObject({ kind: 'InvalidArgument' });
     });
 
+    it('pages by keyset: id order after after_id, `more` and the total as the filtered list has them', async () => {
+      const { project: second } = await createCreateProject({ db })(owner.id, { name: 'Model Home' });
+      const { project: third } = await createCreateProject({ db })(owner.id, { name: 'model home' });
+      const base = { where: '', page: 7, includeRoles: false, includeMembers: false };
+      const list = (afterId: number, pageSize: number, where = '') =>
+        projects.list(owner.id, { ...base, where, pageSize, keyset: { afterId } });
+      const ids = (r: Awaited<ReturnType<typeof list>>) => r.entries.map((e) => e.project.id);
+
+      const first = await list(0, 2);
+      expect(ids(first)).toEqual([project.id, second.id]);
+      expect(first).toMatchObject({ totalItems: 3, keyset: { more: true } });
+      const last = await list(second.id, 2);
+      expect(ids(last)).toEqual([third.id]);
+      expect(last).toMatchObject({ totalItems: 3, keyset: { more: false } });
+      expect(await list(third.id, 2)).toMatchObject({ entries: [], keyset: { more: false } });
+      const filtered = await list(project.id, 1, 'name:"model home"');
+      expect(ids(filtered)).toEqual([second.id]);
+      expect(filtered).toMatchObject({ totalItems: 2, keyset: { more: true } });
+      await expect(list(-1, 2)).rejects.toMatchObject({
+        kind: 'InvalidArgument',
+        problem: 'invalid-parameter',
+      });
+      // Without a keyset: the numbered page, and no keyset answer.
+      const numbered = await projects.list(owner.id, { ...base, page: 1, pageSize: 2 });
+      expect(ids(numbered)).toEqual([project.id, second.id]);
+      expect(numbered.keyset).toBeUndefined();
+    });
+
     it('updates fields and the owner; a new owner must be a member', async () => {
       await expect(
         projects.update(owner.id, { projectId: project.id, owner: { id: maeby.id, userName: '' } }),

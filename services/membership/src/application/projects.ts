@@ -30,6 +30,25 @@ export interface ListProjectsInput {
   includeInvites?: boolean;
   /** Only these projects (the caller's key is limited to them); absent or empty = all of the caller's. */
   onlyProjectIds?: number[];
+  /** Cursor paging (README "Sync: cursors and updatedSince"): the projects after this id; `page` is ignored. */
+  keyset?: { afterId: number };
+}
+
+/**
+ * The page of the caller's listed projects (`all`, in id order) the input asks for: by number, or by keyset: the
+ * next pageSize after the id, taking one more to know whether any follow.
+ */
+function pageOf(all: Project[], input: ListProjectsInput): { slice: Project[]; keyset?: { more: boolean } } {
+  const pageSize = Math.max(1, input.pageSize || 100);
+  if (!input.keyset) {
+    const page = Math.max(1, input.page || 1);
+    return { slice: all.slice((page - 1) * pageSize, page * pageSize) };
+  }
+  const { afterId } = input.keyset;
+  if (!Number.isSafeInteger(afterId) || afterId < 0)
+    throw new DomainError('InvalidArgument', "Invalid cursor: 'after_id'.", { problem: 'invalid-parameter' });
+  const next = all.filter((p) => p.id > afterId).slice(0, pageSize + 1);
+  return { slice: next.slice(0, pageSize), keyset: { more: next.length > pageSize } };
 }
 
 /** The project list, update and delete (docs/compat.md §5.2, §6). */
@@ -38,12 +57,13 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
   return {
     /**
      * The caller's projects at any access level, filtered by `name`, id order; one page of them with the
-     * requested enrichments (only the page's projects are enriched).
+     * requested enrichments (only the page's projects are enriched). The keyset page is cut from the same list
+     * as the numbered one, so `where` matches alike and totalItems counts alike; `keyset` is set exactly then.
      */
     async list(
       callerId: number,
       input: ListProjectsInput,
-    ): Promise<{ entries: ProjectEntry[]; totalItems: number }> {
+    ): Promise<{ entries: ProjectEntry[]; totalItems: number; keyset?: { more: boolean } }> {
       const filter = parseFilter(input.where, PROJECT_FILTER_PROPERTIES);
       const isProjectAdmin = async (projectId: number) => {
         const found = await db.repos.projects.findWithMembership(projectId, callerId);
@@ -54,9 +74,7 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
       const all = (await db.repos.projects.listForUser(callerId)).filter(
         (p) => (!only || only.has(p.id)) && matches(filter, () => p.name),
       );
-      const pageSize = Math.max(1, input.pageSize || 100);
-      const page = Math.max(1, input.page || 1);
-      const slice = all.slice((page - 1) * pageSize, page * pageSize);
+      const { slice, keyset } = pageOf(all, input);
       const owners = await db.repos.users.findByIds([...new Set(slice.map((p) => p.ownerId))]);
       const entries = await Promise.all(
         slice.map(async (project) => {
@@ -79,7 +97,7 @@ export function createProjectUseCases(deps: { db: Database; signal: OutboxSignal
           return { project, owner, roles, members, invites };
         }),
       );
-      return { entries, totalItems: all.length };
+      return { entries, totalItems: all.length, keyset };
     },
 
     /** `/me/stories`: the caller's projects where they may read stories (read access or better). */

@@ -273,7 +273,7 @@ export function createMembershipHandlers(
     }),
 
     ListProjects: handle(async (req: membership.ListProjectsRequest__Output, ctx) => {
-      const { entries, totalItems } = await useCases.projects.list(requireUser(ctx), {
+      const { entries, totalItems, keyset } = await useCases.projects.list(requireUser(ctx), {
         where: req.where,
         page: req.page,
         pageSize: req.page_size,
@@ -281,6 +281,7 @@ export function createMembershipHandlers(
         includeMembers: req.include_members,
         includeInvites: req.include_invites,
         onlyProjectIds: req.only_project_ids.map(Number),
+        keyset: req.keyset ? { afterId: req.keyset.after_id } : undefined,
       });
       return {
         projects: entries.map((e) => ({
@@ -290,6 +291,8 @@ export function createMembershipHandlers(
           invites: e.invites.map((v) => toInviteMessage(v.invite, v.sender, v.role)),
         })),
         total_items: totalItems,
+        // Answered (even for an empty page) exactly when asked: it tells the gateway this release paged by it.
+        keyset,
       };
     }),
 

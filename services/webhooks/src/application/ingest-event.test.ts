@@ -1,5 +1,5 @@
 import type { Envelope, ResourceChangedV1 } from '@flowboard/events';
-import { makeIngestEvent } from './ingest-event';
+import { makeEventIngestion } from './ingest-event';
 import type { DeliveryStore, StoredEvent } from './ports';
 
 const event: Envelope<ResourceChangedV1> = {
@@ -17,13 +17,18 @@ const event: Envelope<ResourceChangedV1> = {
   },
 };
 
-function setup(plan: { stored: boolean; subscribers: number }) {
+function setup(plan: { stored: boolean; subscribers: number }, withWebhooks: number[] = [7]) {
   const stored: StoredEvent[] = [];
   let rendered = 0;
   let woken = 0;
-  const ingest = makeIngestEvent({
+  let plans = 0;
+  const { ingest, lookAhead } = makeEventIngestion({
     deliveries: {
-      ingestionPlan: async () => plan,
+      projectsWithWebhooks: async (ids: number[]) => ids.filter((id) => withWebhooks.includes(id)),
+      ingestionPlan: async () => {
+        plans++;
+        return plan;
+      },
       ingest: async (e: StoredEvent) => {
         stored.push(e);
         return plan.subscribers;
@@ -41,7 +46,7 @@ function setup(plan: { stored: boolean; subscribers: number }) {
     },
     wake: () => woken++,
   });
-  return { ingest, stored, rendered: () => rendered, woken: () => woken };
+  return { ingest, lookAhead, stored, rendered: () => rendered, woken: () => woken, plans: () => plans };
 }
 
 describe('ingestEvent', () => {
@@ -80,5 +85,26 @@ describe('ingestEvent', () => {
       expect(s.stored).toEqual([]);
       expect(s.woken()).toBe(0);
     }
+  });
+
+  it('asks nothing per event of a project the look-ahead found without webhooks', async () => {
+    const s = setup({ stored: false, subscribers: 0 }, []);
+    await s.lookAhead([7, 7, 8]);
+    expect(await s.ingest(event)).toBe(0);
+    expect([s.plans(), s.rendered()]).toEqual([0, 0]);
+  });
+
+  it('asks per event for a project with webhooks, or one the last look-ahead did not cover', async () => {
+    const withWebhooks = setup({ stored: false, subscribers: 1 });
+    await withWebhooks.lookAhead([7]);
+    expect(await withWebhooks.ingest(event)).toBe(1);
+    expect(withWebhooks.plans()).toBe(1);
+
+    // The next batch's look-ahead replaces the last: project 7 is not in it, so it is asked about again.
+    const uncovered = setup({ stored: false, subscribers: 1 }, []);
+    await uncovered.lookAhead([7]);
+    await uncovered.lookAhead([8]);
+    expect(await uncovered.ingest(event)).toBe(1);
+    expect(uncovered.plans()).toBe(1);
   });
 });

@@ -118,6 +118,8 @@ export type DeliveryOutcome =
   | { kind: 'give-up'; failure: string; disabledReason: string };
 
 export interface DeliveryStore {
+  /** Of these projects, the ones with at least one active webhook. */
+  projectsWithWebhooks(projectIds: number[]): Promise<number[]>;
   /** Whether the event is stored already, and how many active webhooks of the project take its type. */
   ingestionPlan(
     eventId: string,
@@ -145,6 +147,15 @@ export interface DeliveryStore {
     offset: number,
     limit: number,
   ): Promise<{ deliveries: DeliveryRecord[]; total: number }>;
+  /**
+   * Up to `limit` of a webhook's deliveries with an id above `afterId`, oldest first (a keyset), whether more
+   * follow, and the total of the webhook's deliveries, all as one snapshot saw them.
+   */
+  listAfter(
+    webhookId: number,
+    afterId: number,
+    limit: number,
+  ): Promise<{ deliveries: DeliveryRecord[]; total: number; more: boolean }>;
   find(webhookId: number, deliveryId: number): Promise<DeliveryRecord | undefined>;
   /**
    * A new pending delivery of the same event to the same webhook, as queued; 'inactive' / 'pending' when the

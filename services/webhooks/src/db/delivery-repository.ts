@@ -140,6 +140,14 @@ export function deliveryRepository(db: Pool, sealingKey: SealingKey): DeliverySt
   };
 
   return {
+    async projectsWithWebhooks(projectIds) {
+      const result = await db.query<{ project_id: string }>(
+        'SELECT DISTINCT project_id FROM webhooks WHERE project_id = ANY($1::bigint[]) AND active',
+        [projectIds],
+      );
+      return result.rows.map((row) => Number(row.project_id));
+    },
+
     async ingestionPlan(eventId, projectId, type) {
       const result = await db.query<{ stored: boolean; subscribers: number }>(
         `SELECT EXISTS (SELECT 1 FROM events WHERE id = $3) AS stored,
@@ -198,6 +206,27 @@ export function deliveryRepository(db: Pool, sealingKey: SealingKey): DeliverySt
         ),
       ]);
       return { deliveries: await withAttempts(page.rows), total: count.rows[0]?.n ?? 0 };
+    },
+
+    async listAfter(webhookId, afterId, limit) {
+      // One statement, so the page and its total come from one snapshot (the count row stays when the page is
+      // empty); deliveries_webhook_idx (webhook_id, id) serves both. One row beyond the page tells whether more
+      // follow.
+      const result = await db.query<DeliveryRow & { total: number }>(
+        `SELECT page.*, total.n AS total
+         FROM (SELECT count(*)::int AS n FROM deliveries WHERE webhook_id = $1) total
+         LEFT JOIN LATERAL (
+           SELECT ${DELIVERY_COLUMNS} FROM deliveries d JOIN events e ON e.id = d.event_id
+           WHERE d.webhook_id = $1 AND d.id > $2::bigint ORDER BY d.id LIMIT $3
+         ) page ON true`,
+        [webhookId, afterId, limit + 1],
+      );
+      const rows = result.rows.filter((row) => row.id !== null);
+      return {
+        deliveries: await withAttempts(rows.slice(0, limit)),
+        total: result.rows[0]?.total ?? 0,
+        more: rows.length > limit,
+      };
     },
 
     async find(webhookId, deliveryId) {

@@ -15,10 +15,14 @@ const message = (topic: string, value: unknown): IncomingMessage => ({
 function setup() {
   const ingested: string[] = [];
   const forgotten: number[] = [];
-  const handle = createResourceEventsHandler({
-    ingest: async (event) => {
-      ingested.push(event.id);
-      return 1;
+  const lookedAhead: number[][] = [];
+  const { handle, lookAhead } = createResourceEventsHandler({
+    ingestion: {
+      ingest: async (event) => {
+        ingested.push(event.id);
+        return 1;
+      },
+      lookAhead: async (projectIds) => void lookedAhead.push(projectIds),
     },
     forgetProject: async (projectId) => {
       forgotten.push(projectId);
@@ -26,7 +30,7 @@ function setup() {
     },
     logger: createLogger('test', 'silent'),
   });
-  return { handle, ingested, forgotten };
+  return { handle, lookAhead, lookedAhead, ingested, forgotten };
 }
 
 describe('resource events handler', () => {
@@ -50,6 +54,19 @@ describe('resource events handler', () => {
     await s.handle(message(projectDeletedV1.topic, deleted));
     expect(s.ingested).toEqual([changed.id]);
     expect(s.forgotten).toEqual([7]);
+  });
+
+  it("looks ahead at the projects of a batch's change events, by their keys", async () => {
+    const s = setup();
+    const keyed = (topic: string, key: string | null) => ({ ...message(topic, '{}'), key });
+    await s.lookAhead([
+      keyed(resourceChangedV1.topic, '7'),
+      keyed(projectDeletedV1.topic, '8'),
+      keyed(resourceChangedV1.topic, 'not-a-project'),
+      keyed(resourceChangedV1.topic, null),
+      keyed(resourceChangedV1.topic, '9'),
+    ]);
+    expect(s.lookedAhead).toEqual([[7, 9]]);
   });
 
   it('dead-letters what can never be read', async () => {
@@ -95,9 +112,12 @@ describe('resource events handler', () => {
   });
 
   it('lets other failures through, so the partition waits and retries', async () => {
-    const handle = createResourceEventsHandler({
-      ingest: async () => {
-        throw new Error('connection refused');
+    const { handle } = createResourceEventsHandler({
+      ingestion: {
+        ingest: async () => {
+          throw new Error('connection refused');
+        },
+        lookAhead: async () => undefined,
       },
       forgetProject: async () => 0,
       logger: createLogger('test', 'silent'),

@@ -8,7 +8,7 @@ import {
 import { PermanentMessageError, type IncomingMessage } from '@flowboard/messaging';
 import type { Logger } from '@flowboard/service-kit';
 import type { ForgetProject } from '../application/forget-project';
-import type { IngestEvent } from '../application/ingest-event';
+import type { EventIngestion } from '../application/ingest-event';
 
 /** The topics webhooks consumes: every service's change events, and project deletions. */
 export const WEBHOOK_TOPICS = [resourceChangedV1.topic, projectDeletedV1.topic];
@@ -18,14 +18,21 @@ export const WEBHOOK_TOPICS = [resourceChangedV1.topic, projectDeletedV1.topic];
  * twice), or skipped when its type is one this release doesn't know (a newer producer's: the type is an open enum,
  * and no webhook can subscribe to it yet); project-deleted → the project's webhooks go (idempotent). The consumer commits the offset only after
  * this resolves. An unreadable event is dead-lettered (`<group>-dlq`); any other failure is thrown, and the
- * partition waits and retries.
+ * partition waits and retries. Before each batch, `lookAhead` asks once which of its projects have webhooks: the
+ * change events are keyed by their project (the events contract), and ingestion checks each event's own project.
  */
 export function createResourceEventsHandler(deps: {
-  ingest: IngestEvent;
+  ingestion: EventIngestion;
   forgetProject: ForgetProject;
   logger: Logger;
 }) {
-  return async (message: IncomingMessage): Promise<void> => {
+  const lookAhead = async (messages: IncomingMessage[]): Promise<void> => {
+    const projectIds = messages
+      .filter((m) => m.topic === resourceChangedV1.topic && m.key !== null && /^[1-9]\d{0,15}$/.test(m.key))
+      .map((m) => Number(m.key));
+    await deps.ingestion.lookAhead(projectIds);
+  };
+  const handle = async (message: IncomingMessage): Promise<void> => {
     try {
       if (message.topic === resourceChangedV1.topic) {
         const read = readResourceChanged(message.value);
@@ -37,7 +44,7 @@ export function createResourceEventsHandler(deps: {
           return;
         }
         const { event } = read;
-        const created = await deps.ingest(event);
+        const created = await deps.ingestion.ingest(event);
         if (created > 0) {
           deps.logger.debug(
             {
@@ -66,4 +73,5 @@ export function createResourceEventsHandler(deps: {
       throw err;
     }
   };
+  return { handle, lookAhead };
 }

@@ -84,13 +84,15 @@ export function webhooksHandlers(
     ListDeliveries: unary(
       logger,
       async (request: webhooks.ListDeliveriesRequest__Output): Promise<webhooks.ListDeliveriesResponse> => {
-        const { deliveries, totalItems } = await useCases.listDeliveries({
+        const { deliveries, totalItems, keyset } = await useCases.listDeliveries({
           projectId: request.project_id,
           webhookId: request.webhook_id,
           page: request.page,
           pageSize: request.page_size,
+          keyset: request.keyset ? { afterId: request.keyset.after_id } : undefined,
         });
-        return { deliveries: deliveries.map(toDeliveryMessage), total_items: totalItems };
+        // `keyset` answered (even for an empty page) tells the gateway this release paged by it.
+        return { deliveries: deliveries.map(toDeliveryMessage), total_items: totalItems, keyset };
       },
     ),
 

@@ -164,6 +164,24 @@ describe('delivery', () => {
     expect(stored.rows[0].n).toBe(0); // nobody subscribes: not even stored
   });
 
+  it("sends a project's first webhook the next event, though earlier batches found the project without one", async () => {
+    const p = project();
+    const marker = project();
+    await createWebhook(marker);
+    // The consumer sees p without webhooks (the look-ahead skips its event), and is past it once the marker arrives.
+    const before = change(p, 'story.created', 'story:1');
+    const passed = change(marker, 'story.created', 'story:1');
+    await publish(before, passed);
+    await receiver.waitForAll([passed.id]);
+
+    const { webhook } = await createWebhook(p);
+    const after = change(p, 'story.moved', 'story:1');
+    await publish(after);
+    await receiver.waitForAll([after.id]);
+    expect(forProject(p).map((r) => r.id)).toEqual([after.id]);
+    expect((await deliveriesOf(p, webhook.id)).map((d) => d.event_id)).toEqual([after.id]);
+  });
+
   it('delivers everything once the receiver is back after being down, nothing lost', async () => {
     const p = project();
     const down = await new Receiver().start();

@@ -1,3 +1,5 @@
+import type { KeysetPage, KeysetWindow } from '../../shared/application/list-window';
+
 /**
  * What the comment use cases need from the database: comments/db implements it over PostgreSQL, the unit
  * tests with fakes.
@@ -22,6 +24,12 @@ export interface CommentRepository {
     offset: number,
     limit: number,
   ): Promise<{ comments: CommentRecord[]; total: number }>;
+  /** A keyset page in id order and the story's comment count. */
+  listById(
+    projectId: number,
+    storyId: number,
+    window: KeysetWindow,
+  ): Promise<KeysetPage<{ comments: CommentRecord[] }>>;
   /** Every comment of these stories, by story, create time, id. */
   listForStories(projectId: number, storyIds: readonly number[]): Promise<CommentRecord[]>;
   find(projectId: number, storyId: number, commentId: number): Promise<CommentRecord | undefined>;

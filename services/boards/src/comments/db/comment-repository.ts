@@ -1,4 +1,5 @@
 import type { Queryable } from '@flowboard/pg-kit';
+import { keysetPage } from '../../shared/db/keyset-page';
 import type { CommentRecord, CommentRepository } from '../application/ports';
 
 interface CommentRow {
@@ -44,6 +45,21 @@ export function commentRepository(db: Queryable): CommentRepository {
         ),
       ]);
       return { comments: rows.rows.map(toCommentRecord), total: count.rows[0]?.n ?? 0 };
+    },
+
+    async listById(projectId, storyId, window) {
+      // comments_story_id_idx (project_id, story_id, id), migration 0014: comments_story_idx is in time order.
+      const { rows, total, more } = await keysetPage<CommentRow>(
+        db,
+        {
+          count: 'SELECT count(*) AS total FROM comments WHERE project_id = $1 AND story_id = $2',
+          rows: `SELECT ${COLUMNS} FROM comments WHERE project_id = $1 AND story_id = $2`,
+          key: 'id',
+          params: [projectId, storyId],
+        },
+        window,
+      );
+      return { comments: rows.map(toCommentRecord), total, more };
     },
 
     async listForStories(projectId, storyIds) {

@@ -1,5 +1,6 @@
 import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
+import { keysetAnswer } from '../../shared/application/list-window';
 import type { CommentsUseCases } from '../application/comments-use-cases';
 import { toCommentMessage } from '../application/comment-message';
 
@@ -12,14 +13,15 @@ export function commentsHandlers(logger: Logger, useCases: CommentsUseCases): bo
     ListComments: unary(
       logger,
       async (request: boards.ListCommentsRequest__Output): Promise<boards.ListCommentsResponse> => {
-        const { comments, total } = await useCases.listComments({
+        const { comments, total, more } = await useCases.listComments({
           projectId: request.project_id,
           storyId: request.story_id,
           where: request.where,
           page: request.page,
           pageSize: request.page_size,
+          afterId: request.keyset?.after_id,
         });
-        return { comments: comments.map(toCommentMessage), total_items: total };
+        return { comments: comments.map(toCommentMessage), total_items: total, ...keysetAnswer(more) };
       },
     ),
 

@@ -123,6 +123,18 @@ export interface OwnedStoriesReader {
     offset: number;
     limit: number | null;
   }): Promise<{ stories: StoryRecord[]; total: number }>;
+  /**
+   * Up to `limit` of those stories after (`afterId`, `afterProjectId`) in (id, project id) order, whether more
+   * follow, and the number of matches. Story ids are numbered per project, so the project breaks their ties.
+   */
+  listOwnedById(query: {
+    ownerId: number;
+    projectIds: readonly number[];
+    filter?: FilterNode;
+    afterId: number;
+    afterProjectId: number;
+    limit: number;
+  }): Promise<{ stories: StoryRecord[]; total: number; more: boolean }>;
 }
 
 /**
@@ -136,7 +148,10 @@ export interface StoryPagesReader {
     query: {
       filter?: FilterNode;
       users: readonly UserAlias[];
+      /** Only the stories of this phase. */
       phaseId?: number;
+      /** Only the stories carrying this tag (not with `phaseId`). */
+      tagId?: number;
       afterId: number;
       limit: number;
     },

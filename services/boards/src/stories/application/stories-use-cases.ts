@@ -37,7 +37,7 @@ export interface StoriesUseCases {
 export interface StoriesUseCaseOptions<Tx> {
   /** /me/stories reads on the pool. */
   ownedStories: OwnedStoriesReader;
-  /** Cursor pages and updatedSince read on the pool. */
+  /** Cursor pages (of the board and of a phase) and updatedSince read on the pool. */
   storyPages: StoryPagesReader;
   /** Called once a write with events commits: the outbox relay publishes them now, not at its next pass. */
   wakeOutbox: OutboxSignal;
@@ -59,6 +59,6 @@ export const storiesUseCases = <Tx extends StoriesRepositories>(
   listOwnedStories: makeListOwnedStories(options.ownedStories),
   listStoriesById: makeListStoriesById(options.storyPages),
   listStoryChanges: makeListStoryChanges(options.storyPages),
-  listPhaseStories: makeListPhaseStories(store),
+  listPhaseStories: makeListPhaseStories(store, options.storyPages),
   reorderPhaseStories: makeReorderPhaseStories(store),
 });

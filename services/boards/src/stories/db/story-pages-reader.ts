@@ -1,5 +1,6 @@
 import type { Queryable } from '@flowboard/pg-kit';
 import type { StoryPagesReader, StoryRecord, StoryTombstone } from '../application/ports';
+import { keysetPage } from '../../shared/db/keyset-page';
 import { TOMBSTONE_RETENTION_DAYS } from '../domain/sync-position';
 import { compileStoryFilter } from './story-filter-sql';
 import { COLUMNS, toStoryRecord, type StoryRow } from './story-repository';
@@ -18,38 +19,41 @@ type ChangeRow = Partial<StoryRow> & {
 /**
  * Cursor pages and updatedSince, each page one statement on the pool, so its rows, its total and its position come
  * from one snapshot. Keysets: a project's stories by the primary key (project_id, id); a phase's by
- * stories_phase_id_idx; changes by stories_changed_idx and story_tombstones_changed_idx (migration 0013).
+ * stories_phase_id_idx; a tag's by story_tags_tag_idx; changes by stories_changed_idx and
+ * story_tombstones_changed_idx (migration 0013).
  */
 export function storyPagesReader(db: Queryable): StoryPagesReader {
   return {
     async byId(projectId, query) {
       const params: unknown[] = [projectId];
       let where = query.filter ? ` AND ${compileStoryFilter(query.filter, params, query.users)}` : '';
-      let phases = '';
+      let from = 'stories s JOIN phases p ON p.id = s.phase_id';
+      let key = 's.id';
+      // Unfiltered, the count reads no story: the phases' stored counts (0006), or a tag's links.
+      let count = 'SELECT coalesce(sum(w.story_count), 0) AS total FROM phases w WHERE w.project_id = $1';
       if (query.phaseId !== undefined) {
         params.push(query.phaseId);
         where += ` AND s.phase_id = $${params.length}`;
-        phases = ` AND w.id = $${params.length}`;
+        count += ` AND w.id = $${params.length}`;
       }
-      // Unfiltered, the count is the phases' stored one (0006); a filter is counted, as page/pageSize does.
-      const total = query.filter
-        ? `SELECT count(*) AS total FROM stories s JOIN phases p ON p.id = s.phase_id WHERE s.project_id = $1${where}`
-        : `SELECT coalesce(sum(w.story_count), 0) AS total FROM phases w WHERE w.project_id = $1${phases}`;
-      params.push(query.afterId, query.limit + 1);
-      const result = await db.query<StoryRow & { total: string | number }>(
-        `SELECT page.*, total.total FROM (${total}) total LEFT JOIN LATERAL (
-           SELECT ${COLUMNS} FROM stories s JOIN phases p ON p.id = s.phase_id
-           WHERE s.project_id = $1 AND s.id > $${params.length - 1}::bigint${where}
-           ORDER BY s.id LIMIT $${params.length}
-         ) page ON true`,
-        params,
+      if (query.tagId !== undefined) {
+        params.push(query.tagId);
+        // Walked by the link's story id, so that the cursor bounds the scan of story_tags_tag_idx.
+        from = `story_tags link JOIN stories s ON s.project_id = link.project_id AND s.id = link.story_id
+                JOIN phases p ON p.id = s.phase_id`;
+        where += ` AND link.tag_id = $${params.length}`;
+        key = 'link.story_id';
+        count = `SELECT count(*) AS total FROM story_tags WHERE project_id = $1 AND tag_id = $${params.length}`;
+      }
+      const matches = `FROM ${from} WHERE s.project_id = $1${where}`;
+      // A filter is counted, as page/pageSize does.
+      if (query.filter) count = `SELECT count(*) AS total ${matches}`;
+      const { rows, total, more } = await keysetPage<StoryRow>(
+        db,
+        { count, rows: `SELECT ${COLUMNS} ${matches}`, key, params },
+        query,
       );
-      const rows = result.rows.filter((r) => r.id !== null);
-      return {
-        stories: rows.slice(0, query.limit).map(toStoryRecord),
-        total: Number(result.rows[0]?.total ?? 0),
-        more: rows.length > query.limit,
-      };
+      return { stories: rows.map(toStoryRecord), total, more };
     },
 
     async changes(projectId, { since, afterId, limit }) {

@@ -1,5 +1,6 @@
 import type { boards } from '@flowboard/proto';
 import { unary, type Logger } from '@flowboard/service-kit';
+import { keysetAnswer } from '../../shared/application/list-window';
 import { toPhaseMessage } from '../../phases/application/phase-message';
 import type { PhaseStoriesMethods } from '../../phases/grpc/phases.handlers';
 import type { StoriesUseCases } from '../application/stories-use-cases';
@@ -17,15 +18,22 @@ export function phaseStoriesHandlers(
     ListPhaseStories: unary(
       logger,
       async (request: boards.ListPhaseStoriesRequest__Output): Promise<boards.ListPhaseStoriesResponse> => {
-        const { phase, stories } = await useCases.listPhaseStories({
+        const { phase, stories, total, more } = await useCases.listPhaseStories({
           projectId: request.project_id,
           phaseId: request.phase_id,
           where: request.where,
           page: request.page,
           pageSize: request.page_size,
           users: request.users,
+          afterId: request.keyset?.after_id,
         });
-        return { phase: toPhaseMessage(phase), stories: stories.map(toStoryMessage) };
+        return {
+          phase: toPhaseMessage(phase),
+          stories: stories.map(toStoryMessage),
+          // Counted only with a keyset (a cursor page shows the total); an ordinary page answers none, as before.
+          ...(total === undefined ? {} : { total_items: total }),
+          ...keysetAnswer(more),
+        };
       },
     ),
 

@@ -1,5 +1,6 @@
 import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
+import { keysetAnswer } from '../../shared/application/list-window';
 import type { StoryUpdate } from '../domain/story';
 import type { CreateStoryCommand } from '../application/create-story';
 import type { StoriesUseCases } from '../application/stories-use-cases';
@@ -156,15 +157,18 @@ export function storiesHandlers(
     ListOwnedStories: unary(
       logger,
       async (request: boards.ListOwnedStoriesRequest__Output): Promise<boards.ListOwnedStoriesResponse> => {
-        const { stories, total } = await useCases.listOwnedStories({
+        const { stories, total, more } = await useCases.listOwnedStories({
           ownerId: request.owner_id,
           projectIds: request.project_ids,
           where: request.where,
           page: request.page,
           pageSize: request.page_size,
           all: request.all,
+          ...(request.keyset
+            ? { after: { id: request.keyset.after_id, projectId: request.keyset.after_project_id } }
+            : {}),
         });
-        return { stories: stories.map(toStoryMessage), total_items: total };
+        return { stories: stories.map(toStoryMessage), total_items: total, ...keysetAnswer(more) };
       },
     ),
   };

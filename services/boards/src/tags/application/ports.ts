@@ -1,3 +1,5 @@
+import type { KeysetPage, KeysetWindow } from '../../shared/application/list-window';
+
 /**
  * What the tag use cases need from the database: tags/db implements it over PostgreSQL, the unit
  * tests with fakes.
@@ -21,6 +23,8 @@ export interface TaggedStory {
 export interface TagRepository {
   /** A page by id and the project's tag count. */
   list(projectId: number, offset: number, limit: number): Promise<{ tags: TagRecord[]; total: number }>;
+  /** A keyset page by id and the project's tag count. */
+  listById(projectId: number, window: KeysetWindow): Promise<KeysetPage<{ tags: TagRecord[] }>>;
   find(projectId: number, tagId: number): Promise<TagRecord | undefined>;
   /** By name, ignoring case. */
   findByName(projectId: number, name: string): Promise<TagRecord | undefined>;
@@ -57,6 +61,12 @@ export interface TagRepository {
     offset: number,
     limit: number,
   ): Promise<{ tags: TagRecord[]; total: number }>;
+  /** A keyset page of the story's tags by id, and their count. */
+  listForStoryById(
+    projectId: number,
+    storyId: number,
+    window: KeysetWindow,
+  ): Promise<KeysetPage<{ tags: TagRecord[] }>>;
   /** The tags of these stories, by story then tag id. */
   listForStories(
     projectId: number,

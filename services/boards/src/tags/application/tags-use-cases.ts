@@ -1,4 +1,5 @@
 import { noSignal, type OutboxSignal } from '../../shared/application/resource-events';
+import type { StoryPagesReader } from '../../stories/application/ports';
 import { makeAddTagStory, type AddTagStory } from './add-tag-story';
 import { makeBatchGetStoryTags, type BatchGetStoryTags } from './batch-get-story-tags';
 import { makeBatchGetTagStories, type BatchGetTagStories } from './batch-get-tag-stories';
@@ -33,15 +34,24 @@ export interface TagsUseCases {
   batchGetStoryTags: BatchGetStoryTags;
 }
 
-/** `wakeOutbox` is called once a write with events commits (the relay publishes them now). */
-export const tagsUseCases = (store: TagsStore, wakeOutbox: OutboxSignal = noSignal): TagsUseCases => ({
+export interface TagsUseCaseOptions {
+  /** A tag's stories by keyset, read on the pool. */
+  storyPages: StoryPagesReader;
+  /** Called once a write with events commits (the relay publishes them now). */
+  wakeOutbox?: OutboxSignal;
+}
+
+export const tagsUseCases = (
+  store: TagsStore,
+  { storyPages, wakeOutbox = noSignal }: TagsUseCaseOptions,
+): TagsUseCases => ({
   listTags: makeListTags(store),
   getTag: makeGetTag(store),
   createTag: makeCreateTag(store, wakeOutbox),
   updateTag: makeUpdateTag(store, wakeOutbox),
   deleteTag: makeDeleteTag(store, wakeOutbox),
   batchGetTagStories: makeBatchGetTagStories(store),
-  listTagStories: makeListTagStories(store),
+  listTagStories: makeListTagStories(store, storyPages),
   addTagStory: makeAddTagStory(store, wakeOutbox),
   setTagStories: makeSetTagStories(store, wakeOutbox),
   removeTagStory: makeRemoveTagStory(store, wakeOutbox),

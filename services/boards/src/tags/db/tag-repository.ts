@@ -1,11 +1,13 @@
 import { DomainError } from '@flowboard/service-kit';
 import { isPgError, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, type Queryable } from '@flowboard/pg-kit';
+import { keysetPage } from '../../shared/db/keyset-page';
 import type { TaggedStory, TagRecord, TagRepository } from '../application/ports';
 
 /**
  * Tags and story↔tag links (migration 0001: `tags`, `story_tags`). Query paths and their indexes:
- * by project and id `tags_project_id_key`; by name `tags_name_key (project_id, lower(name))`; a story's tags the
- * `story_tags` primary key; a tag's stories `story_tags_tag_idx`.
+ * by project and id `tags_project_id_key` (keyset pages too); by name `tags_name_key (project_id, lower(name))`; a
+ * story's tags the `story_tags` primary key (project_id, story_id, tag_id), in tag id order for keyset pages; a tag's
+ * stories `story_tags_tag_idx`.
  */
 
 interface TagRow {
@@ -51,6 +53,20 @@ export function tagRepository(db: Queryable): TagRepository {
         tags: result.rows.filter((r) => r.id !== null).map(toTagRecord),
         total: Number(result.rows[0]?.total ?? 0),
       };
+    },
+
+    async listById(projectId, window) {
+      const { rows, total, more } = await keysetPage<TagRow>(
+        db,
+        {
+          count: 'SELECT count(*) AS total FROM tags WHERE project_id = $1',
+          rows: `SELECT ${COLUMNS} FROM tags WHERE project_id = $1`,
+          key: 'id',
+          params: [projectId],
+        },
+        window,
+      );
+      return { tags: rows.map(toTagRecord), total, more };
     },
 
     async find(projectId, tagId) {
@@ -210,6 +226,23 @@ export function tagRepository(db: Queryable): TagRepository {
         tags: result.rows.filter((r) => r.id !== null).map(toTagRecord),
         total: Number(result.rows[0]?.total ?? 0),
       };
+    },
+
+    async listForStoryById(projectId, storyId, window) {
+      // Walked by the link's tag id, so that the cursor bounds the scan of the story_tags primary key.
+      const { rows, total, more } = await keysetPage<TagRow>(
+        db,
+        {
+          count: 'SELECT count(*) AS total FROM story_tags WHERE project_id = $1 AND story_id = $2',
+          rows: `SELECT t.id, t.project_id, t.name, t.version FROM story_tags st
+                 JOIN tags t ON t.project_id = st.project_id AND t.id = st.tag_id
+                 WHERE st.project_id = $1 AND st.story_id = $2`,
+          key: 'st.tag_id',
+          params: [projectId, storyId],
+        },
+        window,
+      );
+      return { tags: rows.map(toTagRecord), total, more };
     },
 
     async listForStories(projectId, storyIds) {

@@ -1,5 +1,6 @@
 import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
+import { keysetAnswer } from '../../shared/application/list-window';
 import type { StoryRecord } from '../../stories/application/ports';
 import { toStoryMessage } from '../../stories/application/story-message';
 import type { TagRecord } from '../application/ports';
@@ -11,29 +12,43 @@ import { storyTagsMessages, toTagMessage } from '../application/tag-message';
  * table.
  */
 export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.TagsServiceHandlers {
+  // `more` only from a list paged by keyset: the writes answering a page leave it out, as an ordinary page does.
   const storyPage = ({
     stories,
     total,
+    more,
   }: {
     stories: StoryRecord[];
     total: number;
+    more?: boolean;
   }): boards.TagStoriesResponse => ({
     stories: stories.map(toStoryMessage),
     total_items: total,
+    ...keysetAnswer(more),
   });
-  const tagPage = ({ tags, total }: { tags: TagRecord[]; total: number }): boards.StoryTagsResponse => ({
+  const tagPage = ({
+    tags,
+    total,
+    more,
+  }: {
+    tags: TagRecord[];
+    total: number;
+    more?: boolean;
+  }): boards.StoryTagsResponse => ({
     tags: tags.map(toTagMessage),
     total_items: total,
+    ...keysetAnswer(more),
   });
   return {
     ListTags: unary(logger, async (r: boards.ListTagsRequest__Output): Promise<boards.ListTagsResponse> => {
-      const { tags, total } = await useCases.listTags({
+      const { tags, total, more } = await useCases.listTags({
         projectId: r.project_id,
         where: r.where,
         page: r.page,
         pageSize: r.page_size,
+        afterId: r.keyset?.after_id,
       });
-      return { tags: tags.map(toTagMessage), total_items: total };
+      return { tags: tags.map(toTagMessage), total_items: total, ...keysetAnswer(more) };
     }),
 
     GetTag: unary(logger, async (r: boards.GetTagRequest__Output): Promise<boards.GetTagResponse> => ({
@@ -94,6 +109,7 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
             page: r.page,
             pageSize: r.page_size,
             users: r.users,
+            afterId: r.keyset?.after_id,
           }),
         ),
     ),
@@ -151,6 +167,7 @@ export function tagsHandlers(logger: Logger, useCases: TagsUseCases): boards.Tag
             where: r.where,
             page: r.page,
             pageSize: r.page_size,
+            afterId: r.keyset?.after_id,
           }),
         ),
     ),

@@ -1,3 +1,4 @@
+import type { KeysetPage, KeysetWindow } from '../../shared/application/list-window';
 import type { TaskStatus } from '../domain/tasks';
 
 /**
@@ -40,6 +41,12 @@ export interface TaskRepository {
     offset: number,
     limit: number,
   ): Promise<{ tasks: TaskRecord[]; total: number }>;
+  /** A keyset page in id order and the story's task count. */
+  listById(
+    projectId: number,
+    storyId: number,
+    window: KeysetWindow,
+  ): Promise<KeysetPage<{ tasks: TaskRecord[] }>>;
   /** Every task of these stories, by story then position. */
   listForStories(projectId: number, storyIds: readonly number[]): Promise<TaskRecord[]>;
   find(projectId: number, storyId: number, taskId: number): Promise<TaskRecord | undefined>;

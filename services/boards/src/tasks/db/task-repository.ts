@@ -1,4 +1,5 @@
 import type { Queryable } from '@flowboard/pg-kit';
+import { keysetPage } from '../../shared/db/keyset-page';
 import type { TaskRecord, TaskRepository } from '../application/ports';
 import type { TaskStatus } from '../domain/tasks';
 
@@ -56,6 +57,21 @@ export function taskRepository(db: Queryable): TaskRepository {
         ),
       ]);
       return { tasks: rows.rows.map(toTaskRecord), total: count.rows[0]?.n ?? 0 };
+    },
+
+    async listById(projectId, storyId, window) {
+      // tasks_story_id_idx (project_id, story_id, id), migration 0014.
+      const { rows, total, more } = await keysetPage<TaskRow>(
+        db,
+        {
+          count: 'SELECT count(*) AS total FROM tasks WHERE project_id = $1 AND story_id = $2',
+          rows: `SELECT ${COLUMNS} FROM tasks WHERE project_id = $1 AND story_id = $2`,
+          key: 'id',
+          params: [projectId, storyId],
+        },
+        window,
+      );
+      return { tasks: rows.map(toTaskRecord), total, more };
     },
 
     async listForStories(projectId, storyIds) {

@@ -1,5 +1,6 @@
 import type { boards } from '@flowboard/proto';
 import { requireUser, unary, type Logger } from '@flowboard/service-kit';
+import { keysetAnswer } from '../../shared/application/list-window';
 import type { TasksUseCases } from '../application/tasks-use-cases';
 import { toTaskMessage } from '../application/task-message';
 
@@ -12,14 +13,15 @@ export function tasksHandlers(logger: Logger, useCases: TasksUseCases): boards.T
     ListTasks: unary(
       logger,
       async (request: boards.ListTasksRequest__Output): Promise<boards.ListTasksResponse> => {
-        const { tasks, total } = await useCases.listTasks({
+        const { tasks, total, more } = await useCases.listTasks({
           projectId: request.project_id,
           storyId: request.story_id,
           where: request.where,
           page: request.page,
           pageSize: request.page_size,
+          afterId: request.keyset?.after_id,
         });
-        return { tasks: tasks.map(toTaskMessage), total_items: total };
+        return { tasks: tasks.map(toTaskMessage), total_items: total, ...keysetAnswer(more) };
       },
     ),
 

@@ -1,7 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
 import { commentDto, commentUserIds } from '@flowboard/representation';
-import { pageDto } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageDto } from '../../wire/page';
 import type { Fields } from '../../wire/body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
@@ -16,8 +16,8 @@ import { servableFromCache } from './story-views';
 const COMMENT_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
 
 /**
- * `S/comments` (spec "Comments", docs/compat.md §5.6): by createTime; authors resolved in one BatchGetUsers
- * call. Only the author may update; the author or a project admin may delete (boards decides, the gateway
+ * `S/comments` (spec "Comments", docs/compat.md §5.6): by createTime, or by cursor in id order (README "Sync:
+ * cursors and updatedSince"); authors resolved in one BatchGetUsers call. Only the author may update; the author or a project admin may delete (boards decides, the gateway
  * passes whether the caller is an admin).
  */
 export function commentHandlers({ boards, users: directory }: RouteDeps) {
@@ -33,20 +33,20 @@ export function commentHandlers({ boards, users: directory }: RouteDeps) {
     async list(call: Call): Promise<Reply> {
       call.enrichments(COMMENT_ENRICHMENTS);
       const paging = call.paging();
-      const { comments, total_items } = await boards.listComments({
+      const { comments, total_items, keyset } = await boards.listComments({
         ...ids(call),
         where: call.query.get('where') ?? '',
         page: paging.page,
         page_size: paging.pageSize,
+        ...keysetOf(paging),
       });
       const users = await directory.resolve(commentUserIds(comments));
+      const dtos = comments.map((c) => commentDto(c, users));
       return page(
         'comment',
-        pageDto(
-          comments.map((c) => commentDto(c, users)),
-          paging,
-          total_items,
-        ),
+        paging.cursor
+          ? keysetPageDto(dtos, paging, total_items, keyset, 'boards')
+          : pageDto(dtos, paging, total_items),
       );
     },
 
@@ -102,6 +102,7 @@ export function commentHandlers({ boards, users: directory }: RouteDeps) {
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const commentOperations = resourceOperations('Comments', 'comments', commentHandlers, [
   get(`${S}/comments`, 'listComments', 'List comments', {
+    cursor: true,
     access: 'Read',
     cached: servableFromCache,
     ok: { page: 'Comment' },

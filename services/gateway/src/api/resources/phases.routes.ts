@@ -1,7 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
 import { type Dto, phaseDto } from '@flowboard/representation';
-import { pageOf } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageOf } from '../../wire/page';
 import type { Fields } from '../../wire/body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
@@ -206,7 +206,8 @@ export function phaseHandlers(deps: RouteDeps) {
 
     /**
      * `GET P/phases/{id}/stories` (E, F, Pg): the phase with a `stories` slice (no totals,
-     * docs/compat.md §5.4).
+     * docs/compat.md §5.4). By cursor (README "Sync: cursors and updatedSince"): the slice in id order after the
+     * cursor, then `totalItems` (the phase's stories matching `where`) and `nextCursor` (absent on the last page).
      */
     async listStories(call: Call): Promise<Reply> {
       const projectId = call.project.projectId;
@@ -214,15 +215,30 @@ export function phaseHandlers(deps: RouteDeps) {
       const enrich = call.enrichments(STORY_ENRICHMENTS);
       const paging = call.paging();
       const where = call.query.get('where') ?? '';
-      const { phase, stories } = await boards.listPhaseStories({
+      const listed = await boards.listPhaseStories({
         project_id: projectId,
         phase_id: phaseId,
         where,
         page: paging.page,
         page_size: paging.pageSize,
         users: await filterUsers(membership, projectId, where),
+        ...keysetOf(paging),
       });
-      return phaseWithStories(call, phase, stories, enrich);
+      if (!paging.cursor) return phaseWithStories(call, listed.phase, listed.stories, enrich);
+      if (!listed.phase) throw new DomainError('Internal', 'boards returned no phase');
+      const walked = keysetPageDto(
+        await storyDtosFor(deps, call, listed.stories, enrich),
+        paging,
+        listed.total_items,
+        listed.keyset,
+        'boards',
+      );
+      return resource('phase', {
+        ...phaseDto(listed.phase),
+        stories: walked.items,
+        totalItems: walked.totalItems,
+        ...(walked.nextCursor === undefined ? {} : { nextCursor: walked.nextCursor }),
+      });
     },
 
     /** `PUT P/phases/{id}/stories`: exactly the phase's stories (ids or `{id}`), in the new order. */
@@ -290,13 +306,17 @@ export const phaseOperations = resourceOperations('Phases', 'stories', phaseHand
     handler: 'remove',
   }),
   get(`${P}/phases/:phaseId/stories`, 'listPhaseStories', 'List the stories of a phase', {
+    cursor: true,
     access: 'Read',
     cached: servableFromCache,
     with: 'story',
     where: 'story',
     paged: true,
     ok: { one: 'Phase' },
-    description: 'The phase object with a `stories` array in board order (not a page; no totals).',
+    description:
+      'The phase object with a `stories` array in board order (not a page; no totals). By cursor (`cursor=`): ' +
+      'the `stories` in id (creation) order after the cursor, with `totalItems` (the stories of the phase ' +
+      'matching `where`) and `nextCursor` (absent on the last page) beside them.',
     handler: 'listStories',
   }),
   put(`${P}/phases/:phaseId/stories`, 'reorderPhaseStories', 'Reorder the stories of a phase', {

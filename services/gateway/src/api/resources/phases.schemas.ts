@@ -29,6 +29,13 @@ export const phaseSchemas: ResourceSchemas = {
         description: 'Work-in-progress limit (advisory). Unset: omitted in JSON, `<limit />` in XML.',
       },
       stories: arrayOf(ref('Story'), 'With `with=stories`, and always on `P/phases/{phaseId}/stories`.'),
+      totalItems: int(
+        '`P/phases/{phaseId}/stories` by cursor only: the stories of the phase matching `where`. Flowboard addition.',
+      ),
+      nextCursor: str(
+        '`P/phases/{phaseId}/stories` by cursor only: the cursor of the next slice of `stories`; absent on the ' +
+          'last. Flowboard addition.',
+      ),
     }),
   },
   pages: { PhasePage: pageSchema('Phase', 'phases') },

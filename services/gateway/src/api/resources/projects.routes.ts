@@ -5,7 +5,7 @@ import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
 import type { EffectiveAccess } from '../../authz/access';
 import { invalidField, optionalString, requiredString } from '../../wire/fields';
-import { pageDto } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageDto } from '../../wire/page';
 import { empty, page, resource, type Reply } from '../../wire/respond';
 import type { RouteDeps } from './deps';
 import { userRef } from './user-refs';
@@ -109,16 +109,17 @@ export function projectHandlers(deps: RouteDeps) {
 
     /**
      * `GET /api/v1/projects` (docs/compat.md §5.2): the caller's projects at any access level;
-     * `where=name:...`; membership filters and pages, and enriches only the page: `metrics` and `phases` are
-     * one boards call each for the whole page.
+     * `where=name:...`; membership filters and pages (by id, so a cursor is its keyset), and enriches only the
+     * page: `metrics` and `phases` are one boards call each for the whole page.
      */
     async list(call: Call): Promise<Reply> {
       const enrich = call.enrichments(PROJECT_ENRICHMENTS);
       const paging = call.paging();
-      const { projects, total_items } = await membership.listProjects({
+      const { projects, total_items, keyset } = await membership.listProjects({
         where: call.query.get('where') ?? '',
         page: paging.page,
         page_size: paging.pageSize,
+        ...keysetOf(paging),
         include_roles: enrich.has('roles'),
         include_members: enrich.has('members'),
         // Membership refuses (403) unless the caller is admin of every project of the page.
@@ -146,7 +147,12 @@ export function projectHandlers(deps: RouteDeps) {
           invites: enrich.has('invites') ? entry.invites : undefined,
         });
       });
-      return page('project', pageDto(items, paging, total_items));
+      return page(
+        'project',
+        paging.cursor
+          ? keysetPageDto(items, paging, total_items, keyset, 'membership')
+          : pageDto(items, paging, total_items),
+      );
     },
 
     /**
@@ -205,6 +211,7 @@ export const projectOperations = resourceOperations(
   projectHandlers,
   [
     get(`${V1}/projects`, 'listProjects', 'List projects', {
+      cursor: true,
       access: 'key',
       group: 'any',
       with: 'project',

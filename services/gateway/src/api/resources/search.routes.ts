@@ -1,7 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
 import type { Dto } from '@flowboard/representation';
-import { pageDto, type Paging } from '../../wire/page';
+import { pageDto, pageOnly, type Paging } from '../../wire/page';
 import { page, type Reply } from '../../wire/respond';
 import type { Call } from '../call';
 import { get, resourceOperations } from '../operation';
@@ -11,6 +11,7 @@ import { MAX_SEARCH_PAGE_SIZE } from './stories.schemas';
 import {
   filterUsers,
   readableProjects,
+  servableFromCache,
   STORY_ENRICHMENTS,
   storyDtosAcrossProjects,
   storyDtosFor,
@@ -30,8 +31,9 @@ function searchText(call: Call): string {
   return values[0] as string;
 }
 
+/** `page`/`pageSize`, the size clamped; ranked, a search is no walk: `cursor` is a 400 before any call. */
 function searchPaging(call: Call): Paging {
-  const paging = call.paging();
+  const paging = pageOnly(call.paging(), 'A search is ranked, not walked');
   return { ...paging, pageSize: Math.min(paging.pageSize, MAX_SEARCH_PAGE_SIZE) };
 }
 
@@ -117,7 +119,8 @@ const RANKING =
   'matches are ranked (`matchLimit`); when more stories match, `moreMatches` is true and `totalItems` counts the ' +
   'ranked ones: narrow the query. Pages hold at most 100 stories (a larger `pageSize` is clamped). Each story has ' +
   '`match`: the first of its title, tags, details, tasks and comments holding a searched word, a snippet of it ' +
-  'and the highlighted words. Results reflect every write that has returned.';
+  'and the highlighted words. Results reflect every write that has returned. Pages by `page` only: a ranked ' +
+  'order moves as stories change, so there is no `cursor` (400).';
 
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const searchOperations = resourceOperations('Search', 'stories', searchHandlers, [
@@ -129,6 +132,9 @@ export const searchOperations = resourceOperations('Search', 'stories', searchHa
     addition: true,
     parameters: [QUERY_PARAMETER],
     description: `Over each story's title, details, tags, tasks and comments. ${RANKING}`,
+    // Everything a search reads is the board's (its stories, tags, tasks and comments) and its users' names, so
+    // an answer stays exact under the board version like a story page's.
+    cached: servableFromCache,
     handler: 'project',
   }),
   get(`${V1}/me/search`, 'searchMyStories', 'Search the stories of all my projects', {

@@ -1,7 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
 import type { Dto } from '@flowboard/representation';
-import { pageDto } from '../../wire/page';
+import { pageDto, pageOnly } from '../../wire/page';
 import { requiredString } from '../../wire/fields';
 import { empty, page, resource, type Reply } from '../../wire/respond';
 import type { Call } from '../call';
@@ -106,7 +106,8 @@ export function storyHandlers(deps: RouteDeps) {
         );
       }
       const enrich = call.enrichments(STORY_ENRICHMENTS);
-      const paging = call.paging();
+      // Its answer is a page by number: `cursor` is a 400 before the update, not after it.
+      const paging = pageOnly(call.paging(), 'An update answers a page of the stories by number');
       const changes = await storyFields(deps, projectId).changes((await call.body()).object());
       const { stories, total_items } = await boards.updateStories({
         project_id: projectId,

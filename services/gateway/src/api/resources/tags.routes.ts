@@ -1,12 +1,11 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
 import { type Dto, storySummaryDto, tagDto } from '@flowboard/representation';
-import { pageDto } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageDto, pageOnly, type Paging } from '../../wire/page';
 import type { Fields, RequestBody } from '../../wire/body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
 import { requiredString } from '../../wire/fields';
-import type { Paging } from '../../wire/page';
 import { empty, page, resource, type Reply } from '../../wire/respond';
 import type { RouteDeps } from './deps';
 import { itemId } from './story-children';
@@ -23,7 +22,9 @@ export const TAG_ENRICHMENTS: EnrichmentVocabulary = { names: ['stories'] };
 /**
  * Tags (spec "Tags", docs/compat.md §5.5): `P/tags...` and the story-scoped `S/tags...`. `{tag}` is an id or
  * a URL-encoded name (the router has decoded it); boards resolves it, trying a number as an id first. Tag
- * pages are by id; story pages in board order. Enrichments cost one batched boards call per response.
+ * pages are by id; story pages in board order. Enrichments cost one batched boards call per response. The GETs
+ * page by cursor too (README "Sync: cursors and updatedSince"), in id order; the writes that answer a page answer
+ * it by `page` only (`cursor` there is a 400 before anything is written).
  */
 export function tagHandlers(deps: RouteDeps) {
   const { boards, membership } = deps;
@@ -52,24 +53,48 @@ export function tagHandlers(deps: RouteDeps) {
     return resource('tag', dto as Dto, tag.version);
   }
 
+  /** A page of tags; by cursor when `paging` has one (a List call asked with `keysetOf(paging)`). */
   async function tagsPage(
     call: Call,
-    result: { tags: boards.Tag__Output[]; total_items: number },
+    result: { tags: boards.Tag__Output[]; total_items: number; keyset?: boards.KeysetPage__Output | null },
     paging: Paging,
     enrich: ReadonlySet<string>,
   ) {
-    return page('tag', pageDto(await tagDtos(call, result.tags, enrich), paging, result.total_items));
+    const dtos = await tagDtos(call, result.tags, enrich);
+    return page(
+      'tag',
+      paging.cursor
+        ? keysetPageDto(dtos, paging, result.total_items, result.keyset, 'boards')
+        : pageDto(dtos, paging, result.total_items),
+    );
   }
 
+  /** A page of stories; by cursor when `paging` has one (a List call asked with `keysetOf(paging)`). */
   async function storiesPage(
     call: Call,
-    result: { stories: boards.Story__Output[]; total_items: number },
+    result: {
+      stories: boards.Story__Output[];
+      total_items: number;
+      keyset?: boards.KeysetPage__Output | null;
+    },
     paging: Paging,
     enrich: ReadonlySet<string>,
   ) {
     const dtos = await storyDtosFor(deps, call, result.stories, enrich);
-    return page('story', pageDto(dtos, paging, result.total_items));
+    return page(
+      'story',
+      paging.cursor
+        ? keysetPageDto(dtos, paging, result.total_items, result.keyset, 'boards')
+        : pageDto(dtos, paging, result.total_items),
+    );
   }
+
+  /** A write's answer, a page of its list, is by `page` only: `cursor` is refused before the write. */
+  const writePaging = (call: Call) =>
+    pageOnly(
+      call.paging(),
+      "A write answers a page of its list by number (walk the list with GET and 'cursor')",
+    );
 
   /**
    * Reads the body as `read` wants it. A bad body is 400 only once the path's tag (or story) is known to exist:
@@ -98,6 +123,7 @@ export function tagHandlers(deps: RouteDeps) {
         where: call.query.get('where') ?? '',
         page: paging.page,
         page_size: paging.pageSize,
+        ...keysetOf(paging),
       });
       return tagsPage(call, result, paging, enrich);
     },
@@ -157,6 +183,7 @@ export function tagHandlers(deps: RouteDeps) {
         page: paging.page,
         page_size: paging.pageSize,
         users: await filterUsers(membership, projectId, where),
+        ...keysetOf(paging),
       });
       return storiesPage(call, result, paging, enrich);
     },
@@ -164,7 +191,7 @@ export function tagHandlers(deps: RouteDeps) {
     /** `POST P/tags/{tag}/stories`: one story reference (an id or `{id}`; a list → 400). Answers the tag's stories. */
     async addStory(call: Call): Promise<Reply> {
       const enrich = call.enrichments(STORY_ENRICHMENTS);
-      const paging = call.paging();
+      const paging = writePaging(call);
       const storyId = await bodyAfter(call, tagExists(call), (body) =>
         itemId(singleItem(body.value(), 'story'), 'story'),
       );
@@ -181,7 +208,7 @@ export function tagHandlers(deps: RouteDeps) {
     /** `PUT P/tags/{tag}/stories`: the tag is taken off every story and put on the given ones. */
     async setStories(call: Call): Promise<Reply> {
       const enrich = call.enrichments(STORY_ENRICHMENTS);
-      const paging = call.paging();
+      const paging = writePaging(call);
       const storyIds = await bodyAfter(call, tagExists(call), (body) =>
         body.array().map((item) => itemId(item, 'story')),
       );
@@ -215,6 +242,7 @@ export function tagHandlers(deps: RouteDeps) {
         where: call.query.get('where') ?? '',
         page: paging.page,
         page_size: paging.pageSize,
+        ...keysetOf(paging),
       });
       return tagsPage(call, result, paging, enrich);
     },
@@ -222,7 +250,7 @@ export function tagHandlers(deps: RouteDeps) {
     /** `POST S/tags`: one tag reference; an unknown name creates the tag. Answers the story's tags. */
     async addToStory(call: Call): Promise<Reply> {
       const enrich = call.enrichments(TAG_ENRICHMENTS);
-      const paging = call.paging();
+      const paging = writePaging(call);
       const ref = await bodyAfter(call, storyExists(call), (body) =>
         tagRef(singleItem(body.value(), 'tag'), 'tag'),
       );
@@ -239,7 +267,7 @@ export function tagHandlers(deps: RouteDeps) {
     /** `PUT S/tags`: the story's tags become exactly the given ones (unknown names are created). */
     async setOnStory(call: Call): Promise<Reply> {
       const enrich = call.enrichments(TAG_ENRICHMENTS);
-      const paging = call.paging();
+      const paging = writePaging(call);
       const refs = await bodyAfter(call, storyExists(call), (body) =>
         body.array().map((item) => tagRef(item, 'tags')),
       );
@@ -271,6 +299,7 @@ export function tagHandlers(deps: RouteDeps) {
  */
 export const tagOperations = resourceOperations('Tags', 'stories', tagHandlers, [
   get(`${P}/tags`, 'listTags', 'List tags', {
+    cursor: true,
     access: 'Read',
     cached: servableFromCache,
     with: 'tag',
@@ -309,11 +338,13 @@ export const tagOperations = resourceOperations('Tags', 'stories', tagHandlers, 
     handler: 'remove',
   }),
   get(`${P}/tags/:tag(text)/stories`, 'listTagStories', 'List the stories carrying a tag', {
+    cursor: true,
     access: 'Read',
     cached: servableFromCache,
     with: 'story',
     where: 'story',
     ok: { page: 'Story' },
+    description: 'In board order; by cursor (`cursor=`), in id (creation) order.',
     handler: 'listStories',
   }),
   post(`${P}/tags/:tag(text)/stories`, 'tagStory', 'Apply a tag to a story', {
@@ -337,6 +368,7 @@ export const tagOperations = resourceOperations('Tags', 'stories', tagHandlers, 
     handler: 'removeStory',
   }),
   get(`${S}/tags`, 'listStoryTags', "List a story's tags", {
+    cursor: true,
     access: 'Read',
     cached: servableFromCache,
     ok: { page: 'Tag' },

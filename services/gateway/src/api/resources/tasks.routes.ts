@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
-import { pageDto } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageDto, pageOnly, type Paging } from '../../wire/page';
 import { taskDto, taskUserIds } from '@flowboard/representation';
 import type { Fields } from '../../wire/body';
 import type { Call } from '../call';
@@ -17,20 +17,24 @@ import { servableFromCache } from './story-views';
 const TASK_ENRICHMENTS: EnrichmentVocabulary = { names: [] };
 
 /**
- * `S/tasks` (spec "Tasks", docs/compat.md §5.6): by position; finishers resolved in one BatchGetUsers call.
+ * `S/tasks` (spec "Tasks", docs/compat.md §5.6): by position; finishers resolved in one BatchGetUsers call. The GET
+ * pages by cursor too (README "Sync: cursors and updatedSince"), in id order; the reorder answers its page by
+ * `page` only (`cursor` there is a 400 before anything is written).
  */
 export function taskHandlers({ boards, users: directory }: RouteDeps) {
   const ids = (call: Call) => ({ project_id: call.project.projectId, story_id: call.id('storyId') });
 
-  async function taskPage(call: Call, tasks: boards.Task__Output[], total: number, paging = call.paging()) {
+  async function taskPage(
+    tasks: boards.Task__Output[],
+    total: number,
+    paging: Paging,
+    keyset?: boards.KeysetPage__Output | null,
+  ) {
     const users = await directory.resolve(taskUserIds(tasks));
+    const dtos = tasks.map((t) => taskDto(t, users));
     return page(
       'task',
-      pageDto(
-        tasks.map((t) => taskDto(t, users)),
-        paging,
-        total,
-      ),
+      paging.cursor ? keysetPageDto(dtos, paging, total, keyset, 'boards') : pageDto(dtos, paging, total),
     );
   }
 
@@ -45,13 +49,14 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
     async list(call: Call): Promise<Reply> {
       call.enrichments(TASK_ENRICHMENTS);
       const paging = call.paging();
-      const { tasks, total_items } = await boards.listTasks({
+      const { tasks, total_items, keyset } = await boards.listTasks({
         ...ids(call),
         where: call.query.get('where') ?? '',
         page: paging.page,
         page_size: paging.pageSize,
+        ...keysetOf(paging),
       });
-      return taskPage(call, tasks, total_items, paging);
+      return taskPage(tasks, total_items, paging, keyset);
     },
 
     /** `POST S/tasks`: `text` (required), `status` (default incomplete); appended. */
@@ -70,14 +75,17 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
     async reorder(call: Call): Promise<Reply> {
       const items = (await storyChildBody(boards, call, 'array')) as unknown[];
       call.enrichments(TASK_ENRICHMENTS);
-      const paging = call.paging();
+      const paging = pageOnly(
+        call.paging(),
+        "A reorder answers a page of the tasks by number (walk them with GET and 'cursor')",
+      );
       const { tasks, total_items } = await boards.reorderTasks({
         ...ids(call),
         task_ids: items.map((item) => itemId(item, 'task')),
         page: paging.page,
         page_size: paging.pageSize,
       });
-      return taskPage(call, tasks, total_items, paging);
+      return taskPage(tasks, total_items, paging);
     },
 
     async get(call: Call): Promise<Reply> {
@@ -125,6 +133,7 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
 /** This resource's operations, each declared once: the router and the OpenAPI document are built from them. */
 export const taskOperations = resourceOperations('Tasks', 'stories', taskHandlers, [
   get(`${S}/tasks`, 'listTasks', 'List tasks', {
+    cursor: true,
     access: 'Read',
     cached: servableFromCache,
     ok: { page: 'Task' },

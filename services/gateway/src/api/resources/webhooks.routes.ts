@@ -1,7 +1,7 @@
 import type { webhooks } from '@flowboard/proto';
 import { DomainError } from '@flowboard/service-kit';
 import { deliveryDto, webhookDto } from '@flowboard/representation';
-import { pageDto, pageOf } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageDto, pageOf } from '../../wire/page';
 import type { Fields } from '../../wire/body';
 import type { Call } from '../call';
 import { invalidField, optionalBoolean, optionalString, requiredString } from '../../wire/fields';
@@ -141,17 +141,27 @@ export function webhookHandlers({ webhooks }: RouteDeps) {
       return empty();
     },
 
-    /** Newest first; the service pages (each delivery carries its attempts), at most 100 a page. */
+    /**
+     * Newest first, or by cursor in id order (oldest first); the service pages (each delivery carries its
+     * attempts), at most 100 a page.
+     */
     async listDeliveries(call: Call): Promise<Reply> {
       plainList(call);
       const paging = call.paging();
-      const pageSize = Math.min(paging.pageSize, MAX_DELIVERY_PAGE_SIZE);
-      const { deliveries, total_items } = await webhooks.listDeliveries({
+      const clamped = { ...paging, pageSize: Math.min(paging.pageSize, MAX_DELIVERY_PAGE_SIZE) };
+      const { deliveries, total_items, keyset } = await webhooks.listDeliveries({
         ...target(call),
-        page: paging.page,
-        page_size: pageSize,
+        page: clamped.page,
+        page_size: clamped.pageSize,
+        ...keysetOf(clamped),
       });
-      return page('delivery', pageDto(deliveries.map(deliveryDto), { ...paging, pageSize }, total_items));
+      const dtos = deliveries.map(deliveryDto);
+      return page(
+        'delivery',
+        clamped.cursor
+          ? keysetPageDto(dtos, clamped, total_items, keyset, 'webhooks')
+          : pageDto(dtos, clamped, total_items),
+      );
     },
 
     /** A new delivery of the same event (same `webhook-id` and body); the webhook must be active. */
@@ -221,12 +231,13 @@ export const webhookOperations = resourceOperations('Webhooks', 'administration'
     handler: 'delete',
   }),
   get(`${W}/deliveries`, 'listWebhookDeliveries', "List a webhook's deliveries", {
+    cursor: true,
     access: 'Admin',
     ok: { page: 'Delivery' },
     addition: true,
     description:
-      `Newest first, each with its attempts (newest first). At most ${MAX_DELIVERY_PAGE_SIZE} a page: a larger ` +
-      '`pageSize` is clamped to it.',
+      `Newest first, each with its attempts (newest first); by cursor (\`cursor=\`), in id order (oldest first). ` +
+      `At most ${MAX_DELIVERY_PAGE_SIZE} a page: a larger \`pageSize\` is clamped to it.`,
     handler: 'listDeliveries',
   }),
   post(`${W}/deliveries/:deliveryId/redeliver`, 'redeliverWebhookDelivery', 'Redeliver a delivery', {

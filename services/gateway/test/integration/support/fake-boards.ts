@@ -22,9 +22,25 @@ const DEFAULT_PHASES: Array<[string, string]> = [
   ['Archive', 'Stories that are history'],
 ];
 
+/**
+ * A list's page by keyset (README "Sync: cursors and updatedSince"): the items after `after_id` in id order, and
+ * whether more follow; or, for a method in `keysetless` (a release before cursor paging), none: the request's
+ * keyset ignored and the answer's unset.
+ */
+function byKeyset<T extends { id: number }>(
+  all: T[],
+  req: { keyset?: { after_id: number } | null; page_size: number },
+): { items: T[]; keyset: { more: boolean } } | undefined {
+  if (!req.keyset) return undefined;
+  const rest = all.filter((item) => item.id > req.keyset!.after_id).sort((a, b) => a.id - b.id);
+  return { items: rest.slice(0, req.page_size), keyset: { more: rest.length > req.page_size } };
+}
+
 /** An in-memory boards service: default phases per project, stories numbered per project. */
 export class FakeBoards {
   readonly calls = new Calls();
+  /** Methods answering as a boards release before cursor paging: the request's keyset ignored, none answered. */
+  readonly keysetless = new Set<string>();
   readonly phases = new Map<number, boards.Phase__Output[]>();
   /** CreateBoard answers UNAVAILABLE while set (after the client's retries, the gateway sees it too). */
   createBoardFails = false;
@@ -88,6 +104,14 @@ export class FakeBoards {
     const comment = this.commentsOf(req.project_id, req.story_id).find((c) => c.id === req.comment_id);
     if (!comment) throw new DomainError('NotFound', 'Comment not found.');
     return comment;
+  }
+
+  private keyset<T extends { id: number }>(
+    method: string,
+    all: T[],
+    req: { keyset?: { after_id: number } | null; page_size: number },
+  ) {
+    return this.keysetless.has(method) ? undefined : byKeyset(all, req);
   }
 
   /** The six boards services, on one server as in boards itself, over this one in-memory state. */
@@ -238,7 +262,11 @@ export class FakeBoards {
         const stories = [...this.stories.values()].filter(
           (s) => s.project_id === req.project_id && s.phase?.id === phase.id,
         );
-        return { phase, stories };
+        const walked = this.keyset('ListPhaseStories', stories, req);
+        if (walked)
+          return { phase, stories: walked.items, keyset: walked.keyset, total_items: stories.length };
+        const start = (req.page - 1) * req.page_size;
+        return { phase, stories: stories.slice(start, start + req.page_size) };
       }),
       ReorderPhaseStories: h(
         'ReorderPhaseStories',
@@ -251,6 +279,8 @@ export class FakeBoards {
       // Tasks and comments: routing, access and representation; the rules live in boards' own tests.
       ListTasks: h('ListTasks', async (req: boards.ListTasksRequest__Output) => {
         const all = this.tasksOf(req.project_id, req.story_id);
+        const walked = this.keyset('ListTasks', all, req);
+        if (walked) return { tasks: walked.items, keyset: walked.keyset, total_items: all.length };
         const start = (req.page - 1) * req.page_size;
         return { tasks: all.slice(start, start + req.page_size), total_items: all.length };
       }),
@@ -299,6 +329,8 @@ export class FakeBoards {
       })),
       ListComments: h('ListComments', async (req: boards.ListCommentsRequest__Output) => {
         const all = this.commentsOf(req.project_id, req.story_id);
+        const walked = this.keyset('ListComments', all, req);
+        if (walked) return { comments: walked.items, keyset: walked.keyset, total_items: all.length };
         const start = (req.page - 1) * req.page_size;
         return { comments: all.slice(start, start + req.page_size), total_items: all.length };
       }),

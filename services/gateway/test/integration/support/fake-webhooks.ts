@@ -20,6 +20,8 @@ export class FakeWebhooks {
   readonly deliveries = new Map<number, Delivery[]>();
   /** The last request of each method, as the gateway sent it. */
   readonly lastRequest = new Map<string, unknown>();
+  /** Answers ListDeliveries as a release before cursor paging: the keyset ignored, none answered. */
+  keysetless = false;
   private nextId = 500;
 
   /** A delivery in a webhook's log (newest first), as the dispatcher would have left it. */
@@ -104,6 +106,11 @@ export class FakeWebhooks {
         this.find(req);
         if (req.page_size > 100) throw new DomainError('InvalidArgument', "Invalid 'pageSize': 1 to 100.");
         const all = this.deliveries.get(req.webhook_id) ?? [];
+        if (req.keyset && !this.keysetless) {
+          const rest = all.filter((d) => d.id > req.keyset!.after_id).sort((a, b) => a.id - b.id);
+          const deliveries = rest.slice(0, req.page_size);
+          return { deliveries, total_items: all.length, keyset: { more: rest.length > deliveries.length } };
+        }
         const start = (req.page - 1) * req.page_size;
         return { deliveries: all.slice(start, start + req.page_size), total_items: all.length };
       }),
