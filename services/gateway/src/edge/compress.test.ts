@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
-import { encodedOnce, negotiatedCoding, shouldCompress } from './compress';
+import { bytesOnce, encodedOnce, negotiatedCoding, shouldCompress } from './compress';
 import { describeRequest } from './record';
 import { Router, type Route } from '../api/router';
 
@@ -118,5 +118,18 @@ describe('encodedOnce', () => {
     const br = await encodedOnce(owner, body, 'br', (bytes) => kept.push(bytes));
     await new Promise(setImmediate);
     expect(kept).toEqual([gzip.length, br.length]);
+  });
+});
+
+describe('bytesOnce', () => {
+  it("makes an answer's UTF-8 bytes once per owner, telling their size once", () => {
+    const owner = {};
+    const kept: number[] = [];
+    const body = '{"text":"Grüße, 世界"}';
+    const bytes = bytesOnce(owner, body, (n) => kept.push(n));
+    expect(bytesOnce(owner, body, (n) => kept.push(n))).toBe(bytes);
+    expect(bytesOnce({}, body)).not.toBe(bytes);
+    expect(bytes.toString('utf8')).toBe(body);
+    expect(kept).toEqual([Buffer.byteLength(body)]);
   });
 });

@@ -6,7 +6,7 @@ import { isRead, responseKey } from './board-read';
 import { createCall } from '../api/call';
 import type { Principal } from './caller';
 import type { ReadAhead } from './read-ahead';
-import { encodedOnce, negotiatedCoding } from './compress';
+import { bytesOnce, encodedOnce, negotiatedCoding } from './compress';
 import type { Format } from '../wire/negotiate';
 import type { RequestRecord } from './record';
 import { renderBody, sendRenderedBody, sendReply, type RenderedBody, type Reply } from '../wire/respond';
@@ -101,7 +101,7 @@ async function sendRendered(
 ): Promise<void> {
   res.setHeader('Content-Type', rendered.contentType);
   const coding = negotiatedCoding(req, res, rendered.body.length);
-  if (coding === undefined) return sendRenderedBody(res, rendered);
+  if (coding === undefined) return sendRenderedBody(res, rendered, bytesOnce(rendered, rendered.body, kept));
   const encoded = await encodedOnce(rendered, rendered.body, coding, kept);
   res.setHeader('Content-Encoding', coding);
   sendRenderedBody(res, rendered, encoded);
