@@ -119,9 +119,10 @@ export function cursorPageDto(
 }
 
 /**
- * A page a service walked by keyset for `paging.cursor`. `answer` is the service's KeysetPage: a release older than
- * cursor paging of this list leaves it unset and answers an ordinary page, which must not pass for a cursor page
- * (it would end the walk early, silently), so that is a 503 naming the cause.
+ * A page of a list its service pages: by number, or, for `paging.cursor`, walked by the service's keyset (asked
+ * with keysetOf). `answer` is the service's KeysetPage: a release older than cursor paging of this list leaves it
+ * unset and answers an ordinary page, which must not pass for a cursor page (it would end the walk early, silently),
+ * so that is a 503 naming the cause.
  */
 export function keysetPageDto(
   items: Dto[],
@@ -131,7 +132,7 @@ export function keysetPageDto(
   service: string,
 ): PageDto {
   const cursor = paging.cursor;
-  if (!cursor) throw new Error('keysetPageDto without a cursor');
+  if (!cursor) return pageDto(items, paging, totalItems);
   const { more } = keysetAnswered(answer, service);
   const last = items[items.length - 1]?.id;
   const next = more && typeof last === 'number' ? { after: last, page: cursor.state.page + 1 } : undefined;

@@ -1,7 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
 import { commentDto, commentUserIds } from '@flowboard/representation';
-import { keysetOf, keysetPageDto, pageDto } from '../../wire/page';
+import { keysetOf, keysetPageDto } from '../../wire/page';
 import type { Fields } from '../../wire/body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
@@ -42,12 +42,7 @@ export function commentHandlers({ boards, users: directory }: RouteDeps) {
       });
       const users = await directory.resolve(commentUserIds(comments));
       const dtos = comments.map((c) => commentDto(c, users));
-      return page(
-        'comment',
-        paging.cursor
-          ? keysetPageDto(dtos, paging, total_items, keyset, 'boards')
-          : pageDto(dtos, paging, total_items),
-      );
+      return page('comment', keysetPageDto(dtos, paging, total_items, keyset, 'boards'));
     },
 
     /** `POST S/comments`: `text` (required); the caller is the author. */

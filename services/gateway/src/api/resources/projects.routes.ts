@@ -5,7 +5,7 @@ import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
 import type { EffectiveAccess } from '../../authz/access';
 import { invalidField, optionalString, requiredString } from '../../wire/fields';
-import { keysetOf, keysetPageDto, pageDto } from '../../wire/page';
+import { keysetOf, keysetPageDto } from '../../wire/page';
 import { empty, page, resource, type Reply } from '../../wire/respond';
 import type { RouteDeps } from './deps';
 import { userRef } from './user-refs';
@@ -147,12 +147,7 @@ export function projectHandlers(deps: RouteDeps) {
           invites: enrich.has('invites') ? entry.invites : undefined,
         });
       });
-      return page(
-        'project',
-        paging.cursor
-          ? keysetPageDto(items, paging, total_items, keyset, 'membership')
-          : pageDto(items, paging, total_items),
-      );
+      return page('project', keysetPageDto(items, paging, total_items, keyset, 'membership'));
     },
 
     /**

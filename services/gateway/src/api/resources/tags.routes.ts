@@ -1,7 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
 import { type Dto, storySummaryDto, tagDto } from '@flowboard/representation';
-import { keysetOf, keysetPageDto, pageDto, pageOnly, type Paging } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageOnly, type Paging } from '../../wire/page';
 import type { Fields, RequestBody } from '../../wire/body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
@@ -61,12 +61,7 @@ export function tagHandlers(deps: RouteDeps) {
     enrich: ReadonlySet<string>,
   ) {
     const dtos = await tagDtos(call, result.tags, enrich);
-    return page(
-      'tag',
-      paging.cursor
-        ? keysetPageDto(dtos, paging, result.total_items, result.keyset, 'boards')
-        : pageDto(dtos, paging, result.total_items),
-    );
+    return page('tag', keysetPageDto(dtos, paging, result.total_items, result.keyset, 'boards'));
   }
 
   /** A page of stories; by cursor when `paging` has one (a List call asked with `keysetOf(paging)`). */
@@ -81,12 +76,7 @@ export function tagHandlers(deps: RouteDeps) {
     enrich: ReadonlySet<string>,
   ) {
     const dtos = await storyDtosFor(deps, call, result.stories, enrich);
-    return page(
-      'story',
-      paging.cursor
-        ? keysetPageDto(dtos, paging, result.total_items, result.keyset, 'boards')
-        : pageDto(dtos, paging, result.total_items),
-    );
+    return page('story', keysetPageDto(dtos, paging, result.total_items, result.keyset, 'boards'));
   }
 
   /** A write's answer, a page of its list, is by `page` only: `cursor` is refused before the write. */

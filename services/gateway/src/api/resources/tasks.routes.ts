@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
-import { keysetOf, keysetPageDto, pageDto, pageOnly, type Paging } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageOnly, type Paging } from '../../wire/page';
 import { taskDto, taskUserIds } from '@flowboard/representation';
 import type { Fields } from '../../wire/body';
 import type { Call } from '../call';
@@ -32,10 +32,7 @@ export function taskHandlers({ boards, users: directory }: RouteDeps) {
   ) {
     const users = await directory.resolve(taskUserIds(tasks));
     const dtos = tasks.map((t) => taskDto(t, users));
-    return page(
-      'task',
-      paging.cursor ? keysetPageDto(dtos, paging, total, keyset, 'boards') : pageDto(dtos, paging, total),
-    );
+    return page('task', keysetPageDto(dtos, paging, total, keyset, 'boards'));
   }
 
   async function taskReply(task: boards.Task__Output | null): Promise<Reply> {

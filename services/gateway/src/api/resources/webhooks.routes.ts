@@ -1,7 +1,7 @@
 import type { webhooks } from '@flowboard/proto';
 import { DomainError } from '@flowboard/service-kit';
 import { deliveryDto, webhookDto } from '@flowboard/representation';
-import { keysetOf, keysetPageDto, pageDto, pageOf } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageOf } from '../../wire/page';
 import type { Fields } from '../../wire/body';
 import type { Call } from '../call';
 import { invalidField, optionalBoolean, optionalString, requiredString } from '../../wire/fields';
@@ -156,12 +156,7 @@ export function webhookHandlers({ webhooks }: RouteDeps) {
         ...keysetOf(clamped),
       });
       const dtos = deliveries.map(deliveryDto);
-      return page(
-        'delivery',
-        clamped.cursor
-          ? keysetPageDto(dtos, clamped, total_items, keyset, 'webhooks')
-          : pageDto(dtos, clamped, total_items),
-      );
+      return page('delivery', keysetPageDto(dtos, clamped, total_items, keyset, 'webhooks'));
     },
 
     /** A new delivery of the same event (same `webhook-id` and body); the webhook must be active. */
