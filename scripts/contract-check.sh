@@ -9,6 +9,10 @@
 #                                                       contracts/released/events (packages/events/scripts/compat.mjs)
 #                                          openapi      oasdiff breaking --fail-on ERR of the served document against
 #                                                       contracts/released/openapi.json
+#                                          migrations   each service's migrations not in
+#                                                       contracts/released/migrations.txt may run beside the release's
+#                                                       pods: no lock taken while holding another unless declared
+#                                                       (packages/pg-kit/src/migration-locks.ts)
 #   scripts/contract-check.sh selftest   shows each gate failing: plants breaks in temp copies of the working
 #                                        contracts and expects each gate to fail naming the break (and the unmodified
 #                                        copies to pass); then the event comparator's unit tests
@@ -53,6 +57,9 @@ gate_events() {  # gate_events <released schemas dir> <current schemas dir>
 gate_openapi() {  # gate_openapi <released document> <current document>
   "$OASDIFF" breaking --fail-on ERR --format text "$1" "$2"
 }
+gate_migrations() {  # gate_migrations <released list> <services dir>
+  node packages/pg-kit/scripts/migrations-gate.mjs "$1" "$2"
+}
 
 check() {
   local t0 failed=() source
@@ -87,8 +94,15 @@ check() {
     failed+=(openapi)
     echo "error: openapi: a breaking change of the public HTTP API against the release (above)" >&2
   fi
+  t0=$(now_ms)
+  if gate_migrations "$RELEASED/migrations.txt" "$REPO/services"; then
+    log "contracts: unreleased migrations safe beside the release's pods ($(($(now_ms) - t0)) ms)"
+  else
+    failed+=(migrations)
+    echo "error: migrations: a migration could deadlock with the release's requests (above)" >&2
+  fi
   ((${#failed[@]} == 0)) || die "contract gates failed: ${failed[*]}"
-  log "contracts: all three gates pass"
+  log "contracts: all four gates pass"
 }
 
 # expect_break <gate> <what> <fragment> <released> <current>: the gate must fail and name the break.
@@ -189,6 +203,25 @@ selftest() {
   expect_break openapi "Story.priority (required in responses) removed" "removed the required property \`items/items/priority\`" \
     "$base/released/openapi.json" "$cur/openapi.json"
 
+  # Migrations: the working tree's, with the release's list; then boards' 0011 without its lock-first line (what
+  # deadlocked with the previous release's move), and a new file locking two tables one after the other.
+  local mig=$base/migrations svc
+  for svc in services/*/; do
+    [ -d "$svc/migrations" ] || continue
+    mkdir -p "$mig/services/$(basename "$svc")" && cp -r "$svc/migrations" "$mig/services/$(basename "$svc")/"
+  done
+  expect_pass migrations "$RELEASED/migrations.txt" "$mig/services"
+  sed -i '/flowboard:lock-first/d' "$mig/services/boards/migrations/0011_history_authors.sql"
+  expect_break migrations "boards 0011 without its lock-first line" \
+    "BREAK boards/0011_history_authors.sql: locks story_milestones (ACCESS EXCLUSIVE), story_steps (ACCESS EXCLUSIVE) one after another" \
+    "$RELEASED/migrations.txt" "$mig/services"
+  cp services/boards/migrations/0011_history_authors.sql "$mig/services/boards/migrations/"
+  printf 'CREATE INDEX tasks_text ON tasks (text);\nCREATE INDEX stories_text ON stories (text);\n' \
+    >"$mig/services/boards/migrations/9999_two_indexes.sql"
+  expect_break migrations "a new migration indexing tasks, then stories" \
+    "BREAK boards/9999_two_indexes.sql: locks tasks (SHARE), stories (SHARE) one after another" \
+    "$RELEASED/migrations.txt" "$mig/services"
+
   log "contracts selftest: the event comparator's unit tests (node --test packages/events/scripts/*.test.mjs)"
   node --test --test-reporter=dot packages/events/scripts/*.test.mjs || SELFTEST_FAILED=1
   ((SELFTEST_FAILED == 0)) || die "contracts selftest failed"
@@ -196,7 +229,8 @@ selftest() {
 }
 
 release() {
-  local head sources=(proto/flowboard packages/events/src packages/events/schemas services/gateway/src contracts/render-openapi.js)
+  local head sources=(proto/flowboard packages/events/src packages/events/schemas services/gateway/src contracts/render-openapi.js
+    services/*/migrations)
   head=$(git rev-parse HEAD)
   if ! git diff --quiet HEAD -- "${sources[@]}" || [ -n "$(git status --porcelain --untracked-files=all -- "${sources[@]}")" ]; then
     git status --short -- "${sources[@]}" >&2
@@ -210,6 +244,7 @@ release() {
   cp packages/events/schemas/*.json "$RELEASED.new/events/"
   render_openapi "$RELEASED.new/openapi.json"
   npx prettier --write --log-level warn "$RELEASED.new/openapi.json"
+  (cd services && git ls-files -- '*/migrations/*.sql' | sed 's|/migrations/|/|') >"$RELEASED.new/migrations.txt"
   echo "$head" >"$RELEASED.new/SOURCE"
   rm -rf "$RELEASED" && mv "$RELEASED.new" "$RELEASED"
   log "contracts: contracts/released/ is now the release of ${head:0:12}; commit it with the release"

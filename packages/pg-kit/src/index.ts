@@ -1,4 +1,5 @@
 export * from './pool';
 export * from './migrate';
+export * from './migration-locks';
 export * from './outbox';
 export * from './cli';

@@ -79,3 +79,9 @@ export const PG_UNIQUE_VIOLATION = '23505';
 export const PG_FOREIGN_KEY_VIOLATION = '23503';
 export const isPgError = (e: unknown, code: string): boolean =>
   (e as { code?: string } | null)?.code === code;
+
+/**
+ * PostgreSQL ended the transaction to let a concurrent one through (deadlock_detected 40P01, serialization_failure
+ * 40001): it wrote nothing, and the same work may succeed when run again.
+ */
+export const isTransientConflict = (e: unknown): boolean => isPgError(e, '40P01') || isPgError(e, '40001');

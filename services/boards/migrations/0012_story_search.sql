@@ -8,6 +8,11 @@
 --
 -- Each part indexes at most the first 200,000 characters of its source: a tsvector holds at most 1 MB, and many
 -- long comments on one story must never make a comment write fail.
+--
+-- The five tables whose triggers it creates are locked at once, first (pg-kit's migration-locks.ts): one after
+-- another, a request holding a later one (a tag written, then its story's tags) could deadlock with it. Requests
+-- that write them wait for the backfill below, so it reads sources nobody changes meanwhile.
+-- flowboard:lock-first SHARE ROW EXCLUSIVE: stories, tasks, comments, story_tags, tags
 SET LOCAL lock_timeout = '5s';
 
 CREATE FUNCTION story_search_vector(source text, weight "char") RETURNS tsvector

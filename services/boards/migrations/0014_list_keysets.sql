@@ -11,6 +11,9 @@
 -- cannot run. A build blocks its table's writes (not its reads) until the commit: about 0.6 s for 900,000 tasks and
 -- 0.2 s each for 300,000 comments or stories on a 2-core machine. As in 0008, rather fail (the migration Job retries)
 -- than queue every writer behind a build that waits for a long transaction.
+-- The three tables at once, first (pg-kit's migration-locks.ts): built one after another, a request writing a later
+-- one and then an earlier one (a story and then its tasks) could deadlock with the migration.
+-- flowboard:lock-first SHARE: tasks, comments, stories
 SET LOCAL lock_timeout = '5s';
 
 CREATE INDEX IF NOT EXISTS tasks_story_id_idx ON tasks (project_id, story_id, id);

@@ -25,6 +25,16 @@ describe('unavailableIfUnreachable', () => {
   });
 
   it.each([
+    ['a deadlock victim', Object.assign(new Error('deadlock detected'), { code: '40P01' })],
+    ['a serialization failure', Object.assign(new Error('could not serialize access'), { code: '40001' })],
+  ])('%s is Unavailable: nothing was written, and the request may be sent again', (_, error) => {
+    expect(kindOf(error)).toBe('Unavailable');
+    expect((unavailableIfUnreachable(error) as DomainError).message).toBe(
+      'A concurrent change held what this request needed; nothing was written',
+    );
+  });
+
+  it.each([
     ['a unique violation', Object.assign(new Error('duplicate key'), { code: '23505' })],
     ['a syntax error in SQL', Object.assign(new Error('syntax error'), { code: '42601' })],
     ['a plain bug', new TypeError("Cannot read properties of undefined (reading 'id')")],

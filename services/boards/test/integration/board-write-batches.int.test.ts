@@ -187,4 +187,51 @@ describe("a board's concurrent writes, gathered into shared transactions", () =>
     ]);
     expect(rows[0]).toEqual({ size: '3', color: 'grey' });
   });
+  it('answers a move PostgreSQL ended to break a deadlock by running it again', async () => {
+    const projectId = newProjectId();
+    const phases = await createBoard(projectId);
+    const story = await createStory({ project_id: projectId });
+    const other = await admin.connect();
+    try {
+      // Another transaction holds the story's row; the move takes the board's row, then waits for the story's.
+      await other.query('BEGIN');
+      await other.query('UPDATE stories SET text = text WHERE project_id = $1 AND id = $2', [
+        projectId,
+        story.id,
+      ]);
+      const move = call<boards.UpdateStoryResponse__Output>('UpdateStory', {
+        project_id: projectId,
+        story_id: story.id,
+        update_mask: ['phase'],
+        phase_id: phases[2]!.id,
+      });
+      for (let i = 0; i < 250 && !(await moveWaits()); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await moveWaits()).toBe(true);
+      // Now the other wants the board's row: a cycle. The move waited first, so its deadlock check runs first and
+      // PostgreSQL ends its transaction, which is the only way the other can get the board's row while it lives.
+      await other.query('SELECT 1 FROM boards WHERE project_id = $1 FOR UPDATE', [projectId]);
+      await other.query('COMMIT');
+
+      const moved = await move;
+
+      expect(Number(moved.story!.phase!.id)).toBe(Number(phases[2]!.id));
+      const { rows } = await admin.query<{ phase_id: string }>(
+        'SELECT phase_id FROM stories WHERE project_id = $1 AND id = $2',
+        [projectId, story.id],
+      );
+      expect(Number(rows[0]!.phase_id)).toBe(Number(phases[2]!.id));
+    } finally {
+      await other.query('ROLLBACK').catch(() => undefined);
+      other.release();
+    }
+  });
 });
+
+/** Whether one of the service's connections waits for a lock (the move, for the story's row). */
+async function moveWaits(): Promise<boolean> {
+  const { rows } = await admin.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+     WHERE datname = current_database() AND application_name = 'boards' AND wait_event_type = 'Lock'`,
+  );
+  return rows[0]!.n > 0;
+}

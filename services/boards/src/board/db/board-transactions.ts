@@ -1,4 +1,4 @@
-import { withTransaction, type Pool, type PoolClient } from '@flowboard/pg-kit';
+import { isTransientConflict, withTransaction, type Pool, type PoolClient } from '@flowboard/pg-kit';
 import type { Store } from '../application/store';
 import type { BoardLocks } from './board-repository';
 import { BoardWriteBatches, type TrackedWrite } from './board-write-batches';
@@ -60,7 +60,7 @@ export function withBoardTransactions<Repositories>(
           run(() => trackedWrite(countStatements(client), (db) => repositories(db, locks))),
         ),
     },
-    { maxBatch: options.maxBoardBatch ?? 32, onBatch: options.onBoardBatch },
+    { maxBatch: options.maxBoardBatch ?? 32, onBatch: options.onBoardBatch, retryable: isTransientConflict },
   );
 
   return {

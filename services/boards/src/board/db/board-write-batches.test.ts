@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { recordChange, runWithContext, type RequestContext } from '@flowboard/service-kit';
-import { BoardWriteBatches, type BoardTransactions } from './board-write-batches';
+import { BoardWriteBatches, RETRIES_ON_CONFLICT, type BoardTransactions } from './board-write-batches';
 
 /**
  * The queue's rules with transactions simulated in memory (a transaction here is a list of what its writes did);
@@ -168,6 +168,39 @@ describe('BoardWriteBatches', () => {
       'error: connection lost during COMMIT',
     ]);
     expect(committed).toEqual([['a']]);
+  });
+
+  it('runs a write again when its transaction was ended to break a deadlock, a bounded number of times', async () => {
+    const { transactions, committed, rolledBack } = fakeTransactions();
+    const deadlock = () => Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    const batches = new BoardWriteBatches(transactions, {
+      maxBatch: 10,
+      retryable: (e) => (e as { code?: string }).code === '40P01',
+    });
+    /** Writes `what`, its first `victims` runs ended by a deadlock after writing. */
+    const unlucky = (what: string, victims: number) => {
+      let runs = 0;
+      return async (tx: FakeTx) => {
+        await tx.run('write', `${what}#${++runs}`);
+        if (runs <= victims) throw deadlock();
+        return what;
+      };
+    };
+
+    expect(await settle([batches.run(1, unlucky('a', RETRIES_ON_CONFLICT))])).toEqual(['a']);
+    expect(await settle([batches.run(1, unlucky('b', RETRIES_ON_CONFLICT + 1))])).toEqual([
+      'error: deadlock detected',
+    ]);
+    expect(await settle([batches.run(1, async () => Promise.reject(new Error('a bug')))])).toEqual([
+      'error: a bug',
+    ]);
+
+    expect(committed).toEqual([[`a#${RETRIES_ON_CONFLICT + 1}`]]);
+    expect(rolledBack).toEqual([
+      ...Array.from({ length: RETRIES_ON_CONFLICT }, (_, i) => [`a#${i + 1}`]),
+      ...Array.from({ length: RETRIES_ON_CONFLICT + 1 }, (_, i) => [`b#${i + 1}`]),
+      [], // the bug: once, not again
+    ]);
   });
 
   it("runs each write in its own caller's async context, not that of the write that started the queue", async () => {

@@ -22,6 +22,11 @@ import { callerGone, changesMark, DomainError } from '@flowboard/service-kit';
  *   effect, so nothing is run again).
  * A write's work may therefore run twice (once in a batch rolled back, once alone): it must not do anything but
  * the transaction's statements, which is what every use case's transaction body does.
+ *
+ * The same makes a transaction PostgreSQL ended to break a deadlock (or a serialization failure) safe to run
+ * again: it wrote nothing. A write alone whose transaction ends so (`retryable`) runs again, up to
+ * `RETRIES_ON_CONFLICT` times, instead of failing its caller with a 500. Deadlocks need another transaction taking
+ * locks in another order: a migration running beside this release (pg-kit's migration-locks.ts), a future query.
  */
 
 /** A write as the queue sees it: run on one transaction's repositories. */
@@ -56,6 +61,9 @@ interface Waiting<Tx> {
 const callerGoneError = () =>
   new DomainError('DeadlineExceeded', 'The caller had gone before its write started; nothing was written.');
 
+/** How many times a write alone runs again after PostgreSQL ended its transaction to break a deadlock. */
+export const RETRIES_ON_CONFLICT = 2;
+
 /** Thrown inside a batch to roll it back; never reaches a caller. */
 class RollBackBatch extends Error {}
 
@@ -69,6 +77,8 @@ export class BoardWriteBatches<Tx> {
       maxBatch: number;
       /** Hears each transaction's number of writes (1 for a write that ran alone). */
       onBatch?: (writes: number) => void;
+      /** Whether a transaction ended with this error wrote nothing and may simply run again (a deadlock victim). */
+      retryable?: (error: unknown) => boolean;
     },
   ) {}
 
@@ -113,8 +123,15 @@ export class BoardWriteBatches<Tx> {
     this.queues.delete(projectId);
   }
 
-  private runAlone(waiting: Waiting<Tx>): Promise<void> {
-    return this.transactions.alone(waiting.work).then(waiting.resolve, waiting.reject);
+  private async runAlone(waiting: Waiting<Tx>): Promise<void> {
+    for (let retries = 0; ; retries++) {
+      try {
+        return waiting.resolve(await this.transactions.alone(waiting.work));
+      } catch (error) {
+        if (retries < RETRIES_ON_CONFLICT && this.options.retryable?.(error)) continue;
+        return waiting.reject(error);
+      }
+    }
   }
 
   private async runTogether(batch: Waiting<Tx>[]): Promise<void> {
