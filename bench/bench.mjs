@@ -13,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -264,11 +265,13 @@ const BULK_MOVES = 'PUT P/stories/bulk, 100 moves a request, one board';
 const CACHED_PAGE = 'GET P/stories?page=1 (100 stories)';
 const HTTP_CEILING = 'ceiling: node http hello-world (another process)';
 const EXPRESS_CEILING = 'ceiling: express hello-world (another process)';
+const EXPRESS_BODY_CEILING = "ceiling: express sending the cached page's bytes";
+const EXPRESS_REDIS_CEILING = "ceiling: express, one Redis round trip, the cached page's bytes";
 const ONE_MOVE = `PUT P/stories/{id} phase move, 1 connection, ${env('BENCH_BOARDS', '50')} boards`;
 
-/** A hello-world server of bench/ceiling.mjs in a process of its own: its URL, and how to stop it. */
-async function startCeiling(kind) {
-  const child = spawn(process.execPath, [new URL('./ceiling.mjs', import.meta.url).pathname, kind], {
+/** A server of bench/ceiling.mjs in a process of its own: its URL, and how to stop it. */
+async function startCeiling(kind, ...args) {
+  const child = spawn(process.execPath, [new URL('./ceiling.mjs', import.meta.url).pathname, kind, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   process.on('exit', () => child.kill()); // also when the run fails
@@ -395,7 +398,17 @@ async function main() {
   if (tags && !tagsParam) log('the gateway refuses with=tags: the first scenario runs without it');
 
   const middle = seeded.phaseIds.slice(1, 4);
-  const ceilings = { http: await startCeiling('http'), express: await startCeiling('express') };
+  // The cached page's own bytes (as autocannon gets them: uncompressed), for the ceilings that send the same body.
+  const pageBody = path.join(os.tmpdir(), `flowboard-bench-page-${process.pid}.json`);
+  const page = await fetch(`${GATEWAY_URL}${P}/stories?page=1`, { headers: { 'X-Zen-ApiKey': keys[0] } });
+  await writeFile(pageBody, Buffer.from(await page.arrayBuffer()));
+  process.on('exit', () => rmSync(pageBody, { force: true }));
+  const ceilings = {
+    http: await startCeiling('http'),
+    express: await startCeiling('express'),
+    expressBody: await startCeiling('express-body', pageBody),
+    expressRedis: await startCeiling('express-redis-body', pageBody),
+  };
   const scenarios = [
     [`GET P/stories?${tagsParam}page=1 (100 stories)`, { path: `${P}/stories?${tagsParam}page=1` }],
     // Page 900 of the SAME list as page 1 (issue: "no more than 1.5x slower than page 1").
@@ -545,6 +558,9 @@ async function main() {
           `${P}/search?q=${FIRST_WORDS[i % 50]}+${SECOND_WORDS[Math.floor(i / 50) % 40]}&bench-miss=${++missSerial}`,
       },
     ],
+    // The cached page's ceilings (issue 31): express sending the same bytes, and after one Redis round trip.
+    [EXPRESS_BODY_CEILING, { url: ceilings.expressBody.url, path: '/' }],
+    [EXPRESS_REDIS_CEILING, { url: ceilings.expressRedis.url, path: '/' }],
   ];
   const only = optionValue('--only');
   const chosen = only
@@ -661,6 +677,14 @@ async function main() {
         `${((cachedPage['req/s'] * 100) / nodeHttp['req/s']).toFixed(0)} % of node http (${nodeHttp['req/s']})` +
         flag(cachedPage),
     );
+  const expressBody = rows.find((row) => row.scenario === EXPRESS_BODY_CEILING);
+  const expressRedis = rows.find((row) => row.scenario === EXPRESS_REDIS_CEILING);
+  if (expressBody && expressRedis && cachedPage)
+    console.log(
+      `cached page against express sending its bytes: ${((cachedPage['req/s'] * 100) / expressBody['req/s']).toFixed(0)} % ` +
+        `(${expressBody['req/s']} req/s), and after one Redis round trip: ` +
+        `${((cachedPage['req/s'] * 100) / expressRedis['req/s']).toFixed(0)} % (${expressRedis['req/s']} req/s)`,
+    );
   const oneMove = rows.find((row) => row.scenario === ONE_MOVE);
   if (oneMove)
     console.log(`a move at one connection: p50 ${oneMove['p50 ms']} ms (target <= 2.5 ms)${flag(oneMove)}`);
@@ -688,8 +712,7 @@ async function main() {
     }
   }
   await backlogDb?.end();
-  ceilings.http.stop();
-  ceilings.express.stop();
+  for (const ceiling of Object.values(ceilings)) ceiling.stop();
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   type Logger,
   type MetricsRegistry,
 } from '@flowboard/service-kit';
-import { ensureTopics, type TopicSettings } from './kafka';
+import { ensureTopics, fetchSettings, type FetchWait, type TopicSettings } from './kafka';
 
 export interface IncomingMessage {
   topic: string;
@@ -67,6 +67,8 @@ export interface EventConsumerOptions {
   metrics?: MetricsRegistry;
   /** How its topics and dead-letter topic are made at start (ensureTopics); default: created, 3 partitions. */
   topicSettings?: TopicSettings;
+  /** How its fetches wait (FetchWait, kafka.ts); default: each returns as soon as a message is there. */
+  fetch?: FetchWait;
 }
 
 /** A lag series: its labels as the gauge has them. */
@@ -186,8 +188,8 @@ export class EventConsumer {
         restartOnFailure: async () => !this.stopped,
       },
       // A paused partition is fetched again only after the fetch in flight returns: keep that long poll short
-      // (default 5 s), so a retry runs close to its back-off.
-      maxWaitTimeInMs: 1_000,
+      // (default 5 s), so a retry runs close to its back-off. A FetchWait's is shorter still.
+      ...fetchSettings(options.fetch, 1_000),
     });
     this.dlq = options.kafka.producer({
       createPartitioner: Partitioners.DefaultPartitioner,

@@ -1,5 +1,6 @@
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from '@flowboard/service-kit';
+import { fetchSettings, type FetchWait } from './kafka';
 
 /** One message as a reader gets it: its place in the partition, key, value and the time Kafka stamped. */
 export interface LogRecord {
@@ -40,6 +41,8 @@ export interface TopicTailOptions {
   partitionsAtOnce?: number;
   /** Called once, when every partition has been read up to where it ended when the tail started (`caughtUp()`). */
   onCaughtUp?(): void;
+  /** How its fetches wait (FetchWait, kafka.ts); default: each returns as soon as a message is there. */
+  fetch?: FetchWait;
 }
 
 /** Each partition's retained range, as the brokers say now. */
@@ -112,8 +115,9 @@ export class TopicTail {
     const consumer = this.options.kafka.consumer({
       groupId: this.options.groupId,
       allowAutoTopicCreation: false,
-      // A fetch returns as soon as one message is there; with none it waits this long before asking again.
-      maxWaitTimeInMs: 500,
+      // Without `fetch`, a fetch returns as soon as one message is there; with none it waits 500 ms before asking
+      // again.
+      ...fetchSettings(this.options.fetch, 500),
       // Never restarted once stopped (as EventConsumer: a crash handled during stop() would otherwise restart it).
       retry: { retries: 10, maxRetryTime: 5_000, restartOnFailure: async () => !this.stopped },
     });

@@ -166,6 +166,7 @@ export function createApp(
     groupId: config.KAFKA_GROUP_ID,
     topics: WEBHOOK_TOPICS,
     topicSettings: topicSettings(config),
+    fetch: { maxWaitMs: config.KAFKA_FETCH_WAIT_MS },
     logger,
     metrics,
     ...createResourceEventsHandler({

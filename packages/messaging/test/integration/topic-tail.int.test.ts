@@ -82,6 +82,47 @@ describe('TopicTail (real Kafka)', () => {
   });
 });
 
+describe('TopicTail with a fetch wait (real Kafka)', () => {
+  it('gathers a trickle of messages into a few batches, none later than the wait', async () => {
+    const topic = await topicWith([0]);
+    const batches: Array<{ at: number; values: string[] }> = [];
+    const tail = new TopicTail({
+      kafka,
+      topic,
+      groupId: `messaging-test-${suffix()}`,
+      logger,
+      startAt: ({ high }) => high,
+      fetch: { maxWaitMs: 400 },
+      handle: async (_partition, records: LogRecord[]) => {
+        batches.push({ at: Date.now(), values: records.map((r) => String(r.value)) });
+      },
+    });
+    const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    try {
+      await tail.start();
+      await until(() => tail.caughtUp(), 30_000, 'caught up');
+      // Ten messages 10 ms apart: without a wait, each would be a fetch of its own.
+      const sentAt: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        sentAt.push(Date.now());
+        await producer.send({ topic, messages: [{ partition: 0, value: `m${i}` }] });
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await until(() => batches.flatMap((b) => b.values).length === 10, 30_000, 'the ten messages');
+      expect(batches.flatMap((b) => b.values)).toEqual(Array.from({ length: 10 }, (_, i) => `m${i}`));
+      expect(batches.length).toBeLessThanOrEqual(3);
+      // Each within the wait of its sending (and the broker's and this test's own turns).
+      let i = 0;
+      for (const batch of batches)
+        for (const _ of batch.values) expect(batch.at - sentAt[i++]!).toBeLessThan(400 + 500);
+    } finally {
+      await producer.disconnect();
+      await tail.stop();
+    }
+  });
+});
+
 describe('readPartition (real Kafka)', () => {
   it('reads one partition from an offset up to another, and nothing of the others', async () => {
     const topic = await topicWith([4, 50]);

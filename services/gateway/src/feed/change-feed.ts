@@ -8,6 +8,7 @@ import {
   readPartition,
   TopicTail,
   type createKafka,
+  type FetchWait,
 } from '@flowboard/messaging';
 import type { Logger } from '@flowboard/service-kit';
 import {
@@ -31,6 +32,8 @@ export interface ChangeFeedOptions {
   queue: QueueLimits;
   /** Reads of Kafka's history (resumes older than the ring) at once; more wait their turn. */
   historyReads: number;
+  /** How the live tail's fetches wait to gather changes (STREAM_FETCH_WAIT_MS). */
+  fetch?: FetchWait;
   /** The topic's retention.ms, set at start when it differs; undefined leaves it alone. */
   retentionMs?: number;
   /** Hears, for each change fanned out live, the seconds since Kafka appended it (the feed's own delay). */
@@ -145,6 +148,7 @@ export class ChangeFeed {
       // The hub keeps each partition apart, so partitions are rendered side by side: one waiting for names does not
       // hold back the others.
       partitionsAtOnce: ranges.length,
+      fetch: this.options.fetch,
       handle: async (partition, records) => {
         for (const event of await this.renderer.render(partition, records)) hub.publish(event);
         if (this.servable !== hub) return; // reading what Kafka held at the start: no live delay to speak of

@@ -48,6 +48,7 @@ export function createChangeFeed(
     ring: { maxEvents: config.STREAM_RING_EVENTS, maxBytes: config.STREAM_RING_MB * 1024 * 1024 },
     queue: { maxEvents: config.STREAM_QUEUE_EVENTS, maxBytes: config.STREAM_QUEUE_KB * 1024 },
     historyReads: config.STREAM_HISTORY_READS,
+    fetch: { maxWaitMs: config.STREAM_FETCH_WAIT_MS },
     retentionMs: config.STREAM_RETENTION_HOURS > 0 ? config.STREAM_RETENTION_HOURS * 3_600_000 : undefined,
     onFannedOut: (seconds) => feedLag.observe(seconds),
   });
