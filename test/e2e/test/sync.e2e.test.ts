@@ -553,8 +553,17 @@ describe('cursor paging of the lists their services page by keyset', () => {
     const order = ((await api(`${story}/tasks`, { key: owner.key })).json.items as Array<{ id: number }>).map(
       (t) => t.id,
     );
+    const phaseOrder = (
+      (await api(`${P()}/phases`, { key: owner.key })).json.items as Array<{ id: number }>
+    ).map((p) => p.id);
     const refused = [
       await api(`${story}/tasks?cursor=`, { key: owner.key, method: 'PUT', body: [...order].reverse() }),
+      await api(`${P()}/phases?cursor=`, {
+        key: owner.key,
+        method: 'PUT',
+        // A valid reorder (Backlog stays first, Archive last): only the cursor is refused.
+        body: [phaseOrder[0], ...phaseOrder.slice(1, -1).reverse(), phaseOrder.at(-1)],
+      }),
       await api(`${P()}/tags/refusal%20tag/stories?cursor=`, {
         key: owner.key,
         method: 'POST',
@@ -581,6 +590,8 @@ describe('cursor paging of the lists their services page by keyset', () => {
     }>;
     expect(tagNames.map((t) => t.name)).not.toContain('never made');
     expect((await api(`${P()}/stories/${storyIds[0]}`, { key: owner.key })).json.color).not.toBe('purple');
+    const phasesAfter = (await api(`${P()}/phases`, { key: owner.key })).json.items as Array<{ id: number }>;
+    expect(phasesAfter.map((p) => p.id)).toEqual(phaseOrder);
     for (const path of [`${P()}/search?q=listed&cursor=`, '/api/v1/me/search?q=listed&cursor=']) {
       const search = await api(path, { key: owner.key });
       expect([path, search.status, search.json.detail]).toEqual([

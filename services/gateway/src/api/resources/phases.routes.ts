@@ -1,7 +1,7 @@
 import { DomainError } from '@flowboard/service-kit';
 import type { boards } from '@flowboard/proto';
 import { type Dto, phaseDto } from '@flowboard/representation';
-import { keysetOf, keysetPageDto, pageOf } from '../../wire/page';
+import { keysetOf, keysetPageDto, pageOf, pageOnly } from '../../wire/page';
 import type { Fields } from '../../wire/body';
 import type { Call } from '../call';
 import type { EnrichmentVocabulary } from '../../wire/enrichments';
@@ -198,7 +198,7 @@ export function phaseHandlers(deps: RouteDeps) {
     /** `PUT P/phases`: every phase, in the new order (Backlog first, Archive last); answers the page of phases. */
     async reorder(call: Call): Promise<Reply> {
       const enrich = call.enrichments(PHASE_ENRICHMENTS);
-      call.paging();
+      pageOnly(call.paging(), 'A reorder answers a page of the phases by number'); // before writing
       const ids = (await call.body()).array().map((item) => idOf(item, 'phase'));
       const { phases } = await boards.reorderPhases({ project_id: call.project.projectId, phase_ids: ids });
       return phasesPage(call, phases, enrich);
