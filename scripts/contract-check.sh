@@ -72,35 +72,28 @@ check() {
   ensure_oasdiff
   log "contracts: tools ready in $(($(now_ms) - t0)) ms (buf $("$BUF" --version), oasdiff ${OASDIFF_MODULE##*@})"
 
-  t0=$(now_ms)
-  if gate_protos "$RELEASED/proto" "$REPO/proto"; then
-    log "contracts: protos compatible ($(($(now_ms) - t0)) ms)"
-  else
-    failed+=(protos)
-    echo "error: protos: a breaking change against the release (above); see docs/design.md \"Contracts between teams\"" >&2
-  fi
-  t0=$(now_ms)
-  if gate_events "$RELEASED/events" "$REPO/packages/events/schemas"; then
-    log "contracts: event schemas compatible ($(($(now_ms) - t0)) ms)"
-  else
-    failed+=(events)
-    echo "error: events: a breaking change against the release (above)" >&2
-  fi
-  t0=$(now_ms)
+  # run_gate <gate> <what passing means> <what failing means> <released> <current>: one gate, timed; a failure is
+  # named in `failed` and the gates go on, so one run reports every break.
+  run_gate() {
+    local t0
+    t0=$(now_ms)
+    if "gate_$1" "$4" "$5"; then
+      log "contracts: $2 ($(($(now_ms) - t0)) ms)"
+    else
+      failed+=("$1")
+      echo "error: $1: $3 (above)" >&2
+    fi
+  }
+  run_gate protos "protos compatible" \
+    "a breaking change against the release; see docs/design.md \"Contracts between teams\"" \
+    "$RELEASED/proto" "$REPO/proto"
+  run_gate events "event schemas compatible" "a breaking change against the release" \
+    "$RELEASED/events" "$REPO/packages/events/schemas"
   render_openapi "$TMP/openapi.json" || die "could not render the OpenAPI document (is the gateway built?)"
-  if gate_openapi "$RELEASED/openapi.json" "$TMP/openapi.json"; then
-    log "contracts: public HTTP API compatible ($(($(now_ms) - t0)) ms)"
-  else
-    failed+=(openapi)
-    echo "error: openapi: a breaking change of the public HTTP API against the release (above)" >&2
-  fi
-  t0=$(now_ms)
-  if gate_migrations "$RELEASED/migrations.txt" "$REPO/services"; then
-    log "contracts: unreleased migrations safe beside the release's pods ($(($(now_ms) - t0)) ms)"
-  else
-    failed+=(migrations)
-    echo "error: migrations: a migration could deadlock with the release's requests (above)" >&2
-  fi
+  run_gate openapi "public HTTP API compatible" "a breaking change of the public HTTP API against the release" \
+    "$RELEASED/openapi.json" "$TMP/openapi.json"
+  run_gate migrations "unreleased migrations safe beside the release's pods" \
+    "a migration could deadlock with the release's requests" "$RELEASED/migrations.txt" "$REPO/services"
   ((${#failed[@]} == 0)) || die "contract gates failed: ${failed[*]}"
   log "contracts: all four gates pass"
 }
