@@ -7,6 +7,7 @@ import {
   OutboxRelay,
   createPool,
   enqueueOutbox,
+  enqueueOutboxAll,
   readPending,
   withTransaction,
   type OutboxPublisher,
@@ -142,6 +143,30 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
     } finally {
       await relay.stop();
     }
+  });
+
+  it('enqueueOutboxAll writes many events in one statement, published in the order given, each with its headers and named as a change', async () => {
+    await pool.query('DELETE FROM outbox');
+    const context: RequestContext = { requestId: 'req-all', changes: [] };
+    const events = Array.from({ length: 120 }, (_, i) => ({
+      ...event(i + 1),
+      change: i % 2 === 0,
+      ...(i === 3 ? { headers: { 'x-own': 'kept' } } : {}),
+    }));
+    await runWithContext(context, () =>
+      withTransaction(pool, async (tx) => {
+        await enqueueOutbox(tx, schema, event(0));
+        await enqueueOutboxAll(tx, schema, events);
+        await enqueueOutboxAll(tx, schema, []);
+        await enqueueOutbox(tx, schema, event(121));
+      }),
+    );
+    expect(context.changes).toEqual(events.filter((e) => e.change).map((e) => e.id));
+    const { rows } = await pool.query("SELECT payload->'n' AS n, headers FROM outbox ORDER BY seq");
+    expect(rows.map((r) => Number(r.n))).toEqual(Array.from({ length: 122 }, (_, i) => i));
+    expect(rows[4].headers).toEqual({ 'x-request-id': 'req-all', 'x-own': 'kept' });
+    expect(rows[5].headers).toEqual({ 'x-request-id': 'req-all' });
+    await pool.query('DELETE FROM outbox');
   });
 
   it('keeps events while the broker is unreachable and publishes them afterwards', async () => {

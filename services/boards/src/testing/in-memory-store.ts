@@ -1,4 +1,4 @@
-import { parseEvent, resourceChangedV1, type Outbox, type OutboxMessage } from '@flowboard/events';
+import { parseEvent, resourceChangedV1, type OutboxMessage } from '@flowboard/events';
 import { DomainError } from '@flowboard/service-kit';
 import type { BoardRepository } from '../board/application/ports';
 import type { Store } from '../board/application/store';
@@ -6,8 +6,9 @@ import type { CommentRecord, CommentRepository } from '../comments/application/p
 import type { StoryHistoryRepository } from '../history/application/ports';
 import type { PhaseRecord, PhaseRepository } from '../phases/application/ports';
 import type { KeysetWindow } from '../shared/application/list-window';
+import type { BoardsOutbox } from '../shared/application/resource-events';
 import type { CreateStoryCommand } from '../stories/application/create-story';
-import type { StoryRecord, StoryRepository } from '../stories/application/ports';
+import type { LockedStory, StoryRecord, StoryRepository } from '../stories/application/ports';
 import type { TagRepository } from '../tags/application/ports';
 import type { TaskRecord, TaskRepository } from '../tasks/application/ports';
 
@@ -20,7 +21,7 @@ import type { TaskRecord, TaskRepository } from '../tasks/application/ports';
 /** Every repository of the boards service. */
 export interface InMemoryRepositories {
   boards: BoardRepository;
-  outbox: Outbox;
+  outbox: BoardsOutbox;
   phases: PhaseRepository;
   stories: StoryRepository;
   history: StoryHistoryRepository;
@@ -97,6 +98,9 @@ export function fakeStore() {
     outbox: {
       async enqueue(message) {
         outbox.push(message);
+      },
+      async enqueueAll(messages) {
+        outbox.push(...messages);
       },
     },
     boards: {
@@ -237,6 +241,21 @@ export function fakeStore() {
             : { target: target ? { id: target.id, position: target.position } : null }),
         };
       },
+      // The set-based methods do what the single ones do, one story after another (the SQL is tested on PostgreSQL).
+      async findManyForUpdate(projectId, wanted) {
+        const locked = new Map<number, LockedStory>();
+        for (const { storyId, movingTo } of wanted) {
+          const found = await repos.stories.findForUpdate(projectId, storyId, movingTo);
+          if (found) locked.set(storyId, found);
+        }
+        return locked;
+      },
+      async updateMany(projectId, writes) {
+        const updated: StoryRecord[] = [];
+        for (const { storyId, write } of writes)
+          updated.push(await repos.stories.update(projectId, storyId, write));
+        return updated;
+      },
       async list(projectId, query) {
         const own = stories.filter((s) => s.projectId === projectId);
         return { stories: own.slice(query.offset, query.offset + query.limit), total: own.length };
@@ -280,6 +299,9 @@ export function fakeStore() {
       async transition({ projectId, storyId, phaseId, stepType }) {
         if (phaseId !== undefined) milestones.push({ projectId, storyId, phaseId });
         if (stepType !== undefined) steps.push({ projectId, storyId, type: stepType });
+      },
+      async transitionMany(projectId, transitions, author) {
+        for (const t of transitions) await repos.history.transition({ projectId, ...t, author });
       },
     },
     tasks: {

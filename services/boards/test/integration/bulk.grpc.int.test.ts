@@ -234,6 +234,91 @@ describe('BulkUpdateStories', () => {
     expect(a.story!.color).toBe('grey');
   });
 
+  it('without tags, writes the stories set-based: each lands at the bottom of its phase in request order, with its history and events in order', async () => {
+    const { projectId, phases } = await board();
+    const [backlog, todo, doing] = [phases[0]!.id, phases[1]!.id, phases[2]!.id];
+    const already = (await createStory({ project_id: projectId, text: 'already there', phase_id: doing })).id;
+    const ids: number[] = [];
+    for (const text of ['s1', 's2', 's3', 's4', 's5', 's6'])
+      ids.push((await createStory({ project_id: projectId, text })).id);
+    const [s1, s2, s3, s4, s5, s6] = ids as [number, number, number, number, number, number];
+    const before = await admin.query('SELECT max(seq) AS seq FROM outbox');
+
+    const res = await bulkUpdate(projectId, [
+      update(s1, { phase_id: doing }),
+      update(s2, { phase_id: todo }),
+      update(s3, { phase_id: doing }),
+      update(s4, { phase_id: todo, status: 'blocked', blocked_reason: 'waiting' }),
+      update(s5, { color: 'red' }),
+      update(s6, { phase_id: 987654321 }),
+    ]);
+    expect(res.outcomes.map((o) => o.error_kind || `${o.story!.phase!.id}/${o.story!.status}`)).toEqual([
+      `${doing}/started`,
+      `${todo}/started`,
+      `${doing}/started`,
+      `${todo}/blocked`,
+      `${backlog}/planned`,
+      'InvalidArgument',
+    ]);
+    expect(res.outcomes[5]!.problem).toBe('invalid-reference');
+
+    const inPhase = async (phaseId: number) =>
+      (
+        await admin.query(
+          'SELECT id FROM stories WHERE project_id = $1 AND phase_id = $2 ORDER BY board_position',
+          [projectId, phaseId],
+        )
+      ).rows.map((r) => Number(r.id));
+    expect(await inPhase(doing)).toEqual([already, s1, s3]);
+    expect(await inPhase(todo)).toEqual([s2, s4]);
+    expect(await inPhase(backlog)).toEqual([s5, s6]);
+
+    // Each moved story: its backlog milestone closed where the new one starts, one open milestone, in the new phase.
+    const milestones = await admin.query(
+      `SELECT story_id, phase_id, start_time, end_time FROM story_milestones
+       WHERE project_id = $1 ORDER BY story_id, start_time, end_time NULLS LAST`,
+      [projectId],
+    );
+    for (const [id, phase] of [
+      [s1, doing],
+      [s2, todo],
+      [s3, doing],
+      [s4, todo],
+    ] as const) {
+      const rows = milestones.rows.filter((r) => Number(r.story_id) === id);
+      expect(rows.map((r) => Number(r.phase_id))).toEqual([backlog, phase]);
+      expect(rows[0].end_time).toEqual(rows[1].start_time);
+      expect(rows[1].end_time).toBeNull();
+    }
+    for (const id of [s5, s6])
+      expect(milestones.rows.filter((r) => Number(r.story_id) === id).map((r) => r.end_time)).toEqual([null]);
+    const steps = await admin.query(
+      `SELECT story_id, type FROM story_steps WHERE project_id = $1 AND end_time IS NULL ORDER BY story_id`,
+      [projectId],
+    );
+    const openStep = new Map(steps.rows.map((r) => [Number(r.story_id), r.type as string]));
+    expect([s1, s4, s5, s6].map((id) => openStep.get(id))).toEqual([
+      'working',
+      'blocked',
+      'backlog',
+      'backlog',
+    ]);
+
+    const events = await admin.query(
+      `SELECT payload->'data'->>'type' AS type, payload->'data'->>'subject' AS subject FROM outbox
+       WHERE key = $1 AND seq > $2 ORDER BY seq`,
+      [String(projectId), before.rows[0].seq ?? 0],
+    );
+    expect(events.rows.map((r) => `${r.subject} ${r.type}`)).toEqual([
+      `story:${s1} story.moved`,
+      `story:${s2} story.moved`,
+      `story:${s3} story.moved`,
+      `story:${s4} story.moved`,
+      `story:${s4} story.blocked`,
+      `story:${s5} story.updated`,
+    ]);
+  });
+
   it('refuses a story named twice', async () => {
     const { projectId, ids } = await seeded();
     const err = await grpcError(

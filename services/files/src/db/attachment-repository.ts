@@ -1,6 +1,6 @@
 import type { OutboxMessage } from '@flowboard/events';
 import {
-  enqueueOutbox,
+  enqueueOutboxAll,
   isPgError,
   PG_UNIQUE_VIOLATION,
   withTransaction,
@@ -80,9 +80,8 @@ const toRecord = (row: AttachmentRow): AttachmentRecord => ({
  * write is one transaction, its events included.
  */
 export function attachmentRepository(db: Pool, schema: string): AttachmentRepository {
-  const enqueue = async (client: PoolClient, events: readonly OutboxMessage[]) => {
-    for (const event of events) await enqueueOutbox(client, schema, event);
-  };
+  const enqueue = (client: PoolClient, events: readonly OutboxMessage[]) =>
+    enqueueOutboxAll(client, schema, events);
 
   /**
    * After a conditional write matched no row: PreconditionFailed when the attachment exists (at another

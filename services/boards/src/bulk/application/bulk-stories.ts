@@ -12,7 +12,7 @@ import {
 } from '../../stories/application/create-story';
 import type { StoryRecord } from '../../stories/application/ports';
 import type { StoriesRepositories } from '../../stories/application/stories-store';
-import { applyStoryChanges } from '../../stories/application/update-story';
+import { applyChangesToStories, applyStoryChanges } from '../../stories/application/update-story';
 import { parseStoryChanges, type StoryChanges, type StoryUpdate } from '../../stories/domain/story';
 import { writeStoryTags } from '../../tags/application/set-story-tags';
 import type { TagsRepositories } from '../../tags/application/tags-store';
@@ -224,12 +224,49 @@ export function makeBulkUpdateStories(
         };
       }),
     );
-    const outcomes = await runBulk(store, projectId, items, command.atomic, async (tx, item) =>
-      updateOne(tx, projectId, command.actorId, item),
-    );
+    // Stories that change no tags are written set-based (a few statements for all of them); a request with tags
+    // runs story by story, as tags are made and linked per story and an unknown tag fails after writing.
+    const outcomes = command.stories.some((item) => item.tags !== undefined)
+      ? await runBulk(store, projectId, items, command.atomic, async (tx, item) =>
+          updateOne(tx, projectId, command.actorId, item),
+        )
+      : await runSetBased(store, projectId, command.actorId, items, command.atomic);
     signal();
     return outcomes;
   };
+}
+
+/**
+ * A bulk update without tags in ONE transaction under the board's lock, its checked stories written together by
+ * applyChangesToStories: a story's failure is decided before anything is written, so no savepoint is needed.
+ */
+async function runSetBased(
+  store: Store<BulkRepositories>,
+  projectId: number,
+  actorId: number,
+  items: ReadonlyArray<Checked<{ storyId: number; changes: StoryChanges; expectedVersion?: number }>>,
+  atomic: boolean,
+): Promise<BulkOutcome[]> {
+  const refused = new Map(items.flatMap((item, i) => (item.ok ? [] : [[i, item.error] as const])));
+  if (atomic && refused.size > 0) return atomicOutcomes(items.length, refused);
+  const wanted = items.flatMap((item, index) => (item.ok ? [{ index, ...item.value }] : []));
+  return store.boardTransaction(projectId, async (tx) => {
+    if (!(await tx.boards.lock(projectId))) throw new DomainError('NotFound', 'Board not found');
+    const written = await applyChangesToStories(tx, projectId, actorId, wanted, { allOrNothing: atomic });
+    const byIndex = new Map(written.map((outcome, i) => [wanted[i]!.index, outcome]));
+    if (atomic) {
+      const failures = new Map(refused);
+      for (const [index, outcome] of byIndex) if ('error' in outcome) failures.set(index, outcome.error);
+      if (failures.size > 0) return atomicOutcomes(items.length, failures);
+    }
+    return items.map((item, index): BulkOutcome => {
+      if (!item.ok) return { done: false, error: item.error };
+      const outcome = byIndex.get(index);
+      if (outcome && 'story' in outcome) return { done: true, story: outcome.story };
+      if (outcome && 'error' in outcome) return { done: false, error: outcome.error };
+      throw new Error(`bulk story ${index} has no outcome`); // applyChangesToStories answers every item
+    });
+  });
 }
 
 async function updateOne(

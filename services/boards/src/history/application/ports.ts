@@ -31,6 +31,12 @@ export interface StoryHistoryRepository {
     /** Who made the change: recorded on the milestone and step it opens. */
     author: ChangeAuthor;
   }): Promise<void>;
+  /** `transition` for several stories of one project, by one author, in one statement. */
+  transitionMany(
+    projectId: number,
+    transitions: ReadonlyArray<{ storyId: number; phaseId?: number; stepType?: StepType }>,
+    author: ChangeAuthor,
+  ): Promise<void>;
 }
 
 export interface MilestoneRecord {

@@ -56,5 +56,44 @@ export function storyHistoryRepository(db: Queryable): StoryHistoryRepository {
         values: [projectId, storyId, phaseId ?? null, stepType ?? null, ...authorValues(author)],
       });
     },
+
+    async transitionMany(projectId, transitions, author) {
+      const wanted = transitions.filter((t) => t.phaseId !== undefined || t.stepType !== undefined);
+      if (wanted.length === 0) return;
+      // `transition` for many stories at once, with the same order per story: a story's open row is closed before
+      // its successor is made, since the INSERT takes the successor's start from the UPDATE's row for that story.
+      await db.query({
+        name: 'boards-history-transition-many',
+        text: `WITH t AS (
+                 SELECT * FROM unnest($2::bigint[], $3::bigint[], $4::text[]) AS t(story_id, phase_id, step_type)
+               ), closed_milestone AS (
+                 UPDATE story_milestones m SET end_time = greatest(now(), m.start_time)
+                 FROM t WHERE t.phase_id IS NOT NULL AND m.project_id = $1 AND m.story_id = t.story_id
+                          AND m.end_time IS NULL
+                 RETURNING m.story_id, m.end_time
+               ), opened_milestone AS (
+                 INSERT INTO story_milestones (project_id, story_id, phase_id, start_time, ${AUTHOR_COLUMNS})
+                 SELECT $1, t.story_id, t.phase_id, coalesce(c.end_time, now()), $5, $6, $7
+                 FROM t LEFT JOIN closed_milestone c ON c.story_id = t.story_id
+                 WHERE t.phase_id IS NOT NULL
+               ), closed_step AS (
+                 UPDATE story_steps st SET end_time = greatest(now(), st.start_time)
+                 FROM t WHERE t.step_type IS NOT NULL AND st.project_id = $1 AND st.story_id = t.story_id
+                          AND st.end_time IS NULL
+                 RETURNING st.story_id, st.end_time
+               )
+               INSERT INTO story_steps (project_id, story_id, type, start_time, ${AUTHOR_COLUMNS})
+               SELECT $1, t.story_id, t.step_type, coalesce(c.end_time, now()), $5, $6, $7
+               FROM t LEFT JOIN closed_step c ON c.story_id = t.story_id
+               WHERE t.step_type IS NOT NULL`,
+        values: [
+          projectId,
+          wanted.map((t) => t.storyId),
+          wanted.map((t) => t.phaseId ?? null),
+          wanted.map((t) => t.stepType ?? null),
+          ...authorValues(author),
+        ],
+      });
+    },
   };
 }

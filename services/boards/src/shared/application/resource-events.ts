@@ -3,8 +3,14 @@ import {
   resourceChangedMessage,
   resourceSubject,
   type Outbox,
+  type OutboxMessage,
   type ResourceEventType,
 } from '@flowboard/events';
+
+/** Boards' outbox: one event at a time, or a set-based write's events in one statement. */
+export interface BoardsOutbox extends Outbox {
+  enqueueAll(messages: readonly OutboxMessage[]): Promise<void>;
+}
 
 /** What boards publishes: changes to stories and to what hangs off them (tasks, comments, tag links). */
 export type StoryEventType = Extract<
@@ -28,14 +34,20 @@ export interface StoryResourceChange {
  * published if and only if the change commits.
  */
 export function publishStoryChange(outbox: Outbox, change: StoryResourceChange): Promise<void> {
+  return outbox.enqueue(storyChangeMessage(change));
+}
+
+/** Several stories' events, in this order, in one statement (a set-based write's). */
+export function publishStoryChanges(
+  outbox: BoardsOutbox,
+  changes: readonly StoryResourceChange[],
+): Promise<void> {
+  return outbox.enqueueAll(changes.map(storyChangeMessage));
+}
+
+function storyChangeMessage(change: StoryResourceChange): OutboxMessage {
   const { projectId, actorId, type, resource } = change;
-  return publish(outbox, {
-    projectId,
-    actorId,
-    type,
-    subject: resourceSubject('story', change.storyId),
-    resource,
-  });
+  return message({ projectId, actorId, type, subject: resourceSubject('story', change.storyId), resource });
 }
 
 /** Changes to the board itself: its phases (columns) and its tags. */
@@ -58,19 +70,22 @@ export interface BoardResourceChange {
 export function publishBoardChange(outbox: Outbox, change: BoardResourceChange): Promise<void> {
   const { projectId, actorId, type, resource } = change;
   const kind = type.startsWith('phase.') ? 'phase' : 'tag';
-  return publish(outbox, { projectId, actorId, type, subject: resourceSubject(kind, change.id), resource });
+  return outbox.enqueue(
+    message({ projectId, actorId, type, subject: resourceSubject(kind, change.id), resource }),
+  );
 }
 
-/** Boards' resource-changed event, in the outbox of the transaction `outbox` is bound to. */
-function publish(
-  outbox: Outbox,
-  change: { projectId: number; actorId: number; type: ResourceEventType; subject: string; resource: object },
-): Promise<void> {
+/** Boards' resource-changed event, for the outbox of the change's transaction. */
+function message(change: {
+  projectId: number;
+  actorId: number;
+  type: ResourceEventType;
+  subject: string;
+  resource: object;
+}): OutboxMessage {
   // A proto message is a plain object; its interface just has no index signature.
   const resource = change.resource as Record<string, unknown>;
-  return outbox.enqueue(
-    resourceChangedMessage('boards', { ...change, ...actorKeyOf(change.actorId), resource }),
-  );
+  return resourceChangedMessage('boards', { ...change, ...actorKeyOf(change.actorId), resource });
 }
 
 /** Wakes the outbox relay once a transaction that wrote events has committed (it publishes now, not later). */

@@ -97,9 +97,22 @@ export interface StoryRepository {
    * `movingTo`, also that phase's position (`target`, null when the project has no such phase).
    */
   findForUpdate(projectId: number, storyId: number, movingTo?: number): Promise<LockedStory | undefined>;
+  /** `findForUpdate` for several stories in one statement, by story id; the missing ones are absent. */
+  findManyForUpdate(
+    projectId: number,
+    wanted: ReadonlyArray<{ storyId: number; movingTo?: number }>,
+  ): Promise<Map<number, LockedStory>>;
   /** A page in board order (phase position, board position) and the exact number of matches. */
   list(projectId: number, query: StoryQuery): Promise<{ stories: StoryRecord[]; total: number }>;
   update(projectId: number, storyId: number, write: StoryWrite): Promise<StoryRecord>;
+  /**
+   * `update` for several existing (locked) stories in one statement; the stories as updated, in the order given.
+   * Stories going to the 'bottom' of the same phase land there in that order.
+   */
+  updateMany(
+    projectId: number,
+    writes: ReadonlyArray<{ storyId: number; write: StoryWrite }>,
+  ): Promise<StoryRecord[]>;
   /** The story as it was before the delete; undefined when there was no such story. */
   delete(projectId: number, storyId: number): Promise<StoryRecord | undefined>;
   /** The ids of the matching stories in board order (no paging). */

@@ -1,8 +1,8 @@
-import type { Outbox } from '@flowboard/events';
 import type { BoardRepository } from '../../board/application/ports';
 import type { Store } from '../../board/application/store';
 import type { StoryHistoryRepository } from '../../history/application/ports';
 import type { PhaseRepository } from '../../phases/application/ports';
+import type { BoardsOutbox } from '../../shared/application/resource-events';
 import type { StoryRepository } from './ports';
 
 /**
@@ -18,7 +18,7 @@ export interface StoriesRepositories {
   /** The milestone and step every create and move opens. */
   history: StoryHistoryRepository;
   /** `boards.story-deleted.v1` and the stories' change events, written in the change's transaction. */
-  outbox: Outbox;
+  outbox: BoardsOutbox;
 }
 
 export type StoriesStore = Store<StoriesRepositories>;

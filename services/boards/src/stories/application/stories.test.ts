@@ -6,7 +6,12 @@ import { makeDeleteStory } from './delete-story';
 import { makeGetStory } from './get-story';
 import { makeListStories } from './list-stories';
 import { makeUpdateStories } from './update-stories';
-import { makeUpdateStory } from './update-story';
+import {
+  applyChangesToStories,
+  makeUpdateStory,
+  type StoryChangeItem,
+  type StoryChangeOutcome,
+} from './update-story';
 
 describe('CreateStory', () => {
   async function board() {
@@ -196,5 +201,62 @@ describe('UpdateStories', () => {
       expect(err.kind).toBe('InvalidArgument');
       expect(err.problem).toBe('invalid-parameter');
     }
+  });
+});
+
+describe('applyChangesToStories (the set-based update of many stories)', () => {
+  async function board() {
+    const fake = fakeStore();
+    const phases = await makeCreateBoard(fake.store)(1);
+    const createStory = makeCreateStory(fake.store);
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await createStory(command())).id);
+    const apply = (items: StoryChangeItem[], allOrNothing: boolean) =>
+      fake.store.transaction((tx) => applyChangesToStories(tx, 1, 7, items, { allOrNothing }));
+    return { ...fake, boardPhases: phases, ids, apply };
+  }
+  const outcomeOf = (o: StoryChangeOutcome) =>
+    'story' in o ? `${o.story.phase.name}/${o.story.status}` : 'error' in o ? o.error.kind : 'not applied';
+
+  it("answers each story in the items' order: the story as updated, or its own error, and writes only the first", async () => {
+    const { apply, ids, boardPhases, outbox, milestones } = await board();
+    const [a, b, c] = ids as [number, number, number];
+    const events = outbox.length;
+    const outcomes = await apply(
+      [
+        { storyId: b, changes: { phaseId: boardPhases[2]!.id } },
+        { storyId: a, changes: { color: 'red' }, expectedVersion: 5 },
+        { storyId: 99, changes: { color: 'red' } },
+        { storyId: c, changes: { status: 'ready' } },
+      ],
+      false,
+    );
+    expect(outcomes.map(outcomeOf)).toEqual([
+      'Working/started',
+      'PreconditionFailed',
+      'NotFound',
+      'InvalidArgument',
+    ]);
+    expect(outbox.length - events).toBe(1); // b's story.moved, nothing of the others
+    expect(milestones.filter((m) => m.storyId === b).map((m) => m.phaseId)).toEqual([
+      boardPhases[0]!.id,
+      boardPhases[2]!.id,
+    ]);
+  });
+
+  it('all or nothing: one story that breaks a rule keeps every other from being written', async () => {
+    const { apply, ids, boardPhases, outbox, stories } = await board();
+    const [a, b] = ids as [number, number];
+    const events = outbox.length;
+    const outcomes = await apply(
+      [
+        { storyId: a, changes: { phaseId: boardPhases[2]!.id } },
+        { storyId: b, changes: { phaseId: 12345 } },
+      ],
+      true,
+    );
+    expect(outcomes.map(outcomeOf)).toEqual(['not applied', 'InvalidArgument']);
+    expect(outbox.length).toBe(events);
+    expect(stories.find((s) => s.id === a)!.phase.id).toBe(boardPhases[0]!.id);
   });
 });

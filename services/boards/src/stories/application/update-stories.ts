@@ -6,7 +6,10 @@ import { requirePositiveId } from '../../shared/domain/ids';
 import { parseStoryChanges, type StoryUpdate } from '../domain/story';
 import type { StoryRecord, UserAlias } from './ports';
 import type { StoriesStore } from './stories-store';
-import { applyStoryChanges } from './update-story';
+import { applyChangesToStories } from './update-story';
+
+/** The stories one set-based write takes at most: a board's matches may be many, each statement stays bounded. */
+const STORIES_PER_STATEMENT = 500;
 
 /** The same StoryUpdate for every story matching `where`; answers a page of them. */
 export interface UpdateStoriesCommand extends StoryUpdate {
@@ -28,7 +31,8 @@ const invalidParameter = (message: string) =>
 
 /**
  * Bulk update (`PUT P/stories?where=`, docs/compat.md §5.3): every story matching `where` gets the same
- * changes, in board order, in ONE transaction under the board row lock. Any failure rolls everything back and
+ * changes, in board order, in ONE transaction under the board row lock, written set-based (a few statements for
+ * up to 500 stories, applyChangesToStories). Any failure rolls everything back and
  * is a 400 (InvalidArgument) naming the story. Answers the requested page of the affected stories after the
  * update (they may no longer match `where`). Each story that changed publishes its own events, as a single
  * update would; the stories that did not, none.
@@ -49,22 +53,28 @@ export function makeUpdateStories(store: StoriesStore, signal: OutboxSignal = no
     const page = await store.transaction(async (tx) => {
       if (!(await tx.boards.lock(projectId))) return { stories: [], total: 0 };
       const ids = await tx.stories.matchingIds(projectId, { filter, users: command.users });
-      for (const storyId of ids) {
-        try {
-          await applyStoryChanges(tx, projectId, storyId, changes, command.actorId);
-        } catch (err) {
-          if (err instanceof DomainError && err.kind !== 'Internal' && err.kind !== 'Unavailable') {
-            // All or nothing: the transaction rolls back; the answer is a 400 whatever the single failure was.
-            throw new DomainError(
-              'InvalidArgument',
-              `Story ${storyId}: ${err.message} Nothing was changed.`,
-              {
-                problem: err.kind === 'InvalidArgument' ? err.problem : 'invalid-state',
-                cause: err,
-              },
-            );
-          }
-          throw err;
+      for (let from = 0; from < ids.length; from += STORIES_PER_STATEMENT) {
+        const chunk = ids.slice(from, from + STORIES_PER_STATEMENT);
+        const outcomes = await applyChangesToStories(
+          tx,
+          projectId,
+          command.actorId,
+          chunk.map((storyId) => ({ storyId, changes })),
+          { allOrNothing: true },
+        );
+        const failed = outcomes.findIndex((outcome) => 'error' in outcome);
+        const outcome = outcomes[failed];
+        if (outcome && 'error' in outcome) {
+          // All or nothing: the transaction rolls back; the answer is a 400 whatever the first failure was.
+          const err = outcome.error;
+          throw new DomainError(
+            'InvalidArgument',
+            `Story ${chunk[failed]}: ${err.message} Nothing was changed.`,
+            {
+              problem: err.kind === 'InvalidArgument' ? err.problem : 'invalid-state',
+              cause: err,
+            },
+          );
         }
       }
       if (ids.length === 0) return { stories: [], total: 0 };

@@ -1,6 +1,6 @@
 import { DomainError } from '@flowboard/service-kit';
 import { isPgError, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, type Queryable } from '@flowboard/pg-kit';
-import type { StoryRecord, StoryRepository } from '../application/ports';
+import type { LockedStory, StoryRecord, StoryRepository, StoryWrite } from '../application/ports';
 import type { StoryColor } from '../domain/color';
 import type { StoryStatus } from '../domain/story-status';
 import { compileStoryFilter } from './story-filter-sql';
@@ -49,6 +49,42 @@ export const toStoryRecord = (row: StoryRow): StoryRecord => ({
   version: row.version,
 });
 
+type LockedStoryRow = StoryRow & {
+  phase_position: number;
+  last_position: number;
+  target_id: number | null;
+  target_position: number | null;
+};
+
+/** A locked story's row; `target` only when a move was asked for. */
+function toLockedStory(row: LockedStoryRow, moving: boolean): LockedStory {
+  const target =
+    row.target_id === null || row.target_position === null
+      ? null
+      : { id: row.target_id, position: row.target_position };
+  return {
+    story: toStoryRecord(row),
+    phasePosition: row.phase_position,
+    lastPosition: row.last_position,
+    ...(moving ? { target } : {}),
+  };
+}
+
+/** A story write's failure as the caller's error where it is one: a phase gone meanwhile, a position race. */
+function updateError(err: unknown, phaseId?: number): unknown {
+  if (isPgError(err, PG_FOREIGN_KEY_VIOLATION)) {
+    const which = phaseId === undefined ? 'one of the phases named is not' : `no phase ${phaseId}`;
+    return new DomainError('InvalidArgument', `Invalid phase: ${which} in this project.`, {
+      problem: 'invalid-reference',
+      cause: err,
+    });
+  }
+  if (isPgError(err, PG_UNIQUE_VIOLATION)) {
+    return new DomainError('Conflict', 'The board changed concurrently; try again.', { cause: err });
+  }
+  return err;
+}
+
 export function storyRepository(db: Queryable): StoryRepository {
   return {
     async insert(story) {
@@ -86,20 +122,7 @@ export function storyRepository(db: Queryable): StoryRepository {
         return toStoryRecord(row);
       } catch (err) {
         // The phase vanished between lookup and insert (a concurrent phase delete).
-        if (isPgError(err, PG_FOREIGN_KEY_VIOLATION)) {
-          throw new DomainError(
-            'InvalidArgument',
-            `Invalid phase: no phase ${story.phaseId} in this project.`,
-            {
-              problem: 'invalid-reference',
-              cause: err,
-            },
-          );
-        }
-        if (isPgError(err, PG_UNIQUE_VIOLATION)) {
-          throw new DomainError('Conflict', 'The board changed concurrently; try again.', { cause: err });
-        }
-        throw err;
+        throw updateError(err, story.phaseId);
       }
     },
 
@@ -129,14 +152,7 @@ export function storyRepository(db: Queryable): StoryRepository {
     async findForUpdate(projectId, storyId, movingTo) {
       // Named: prepared once per connection, as every update and move runs it. The phase a move goes to comes in
       // the same statement (one round trip less under the board lock); $3 is NULL when nothing moves.
-      const result = await db.query<
-        StoryRow & {
-          phase_position: number;
-          last_position: number;
-          target_id: number | null;
-          target_position: number | null;
-        }
-      >({
+      const result = await db.query<LockedStoryRow>({
         name: 'boards-story-find-for-update',
         text: `SELECT ${COLUMNS}, p.position AS phase_position,
                 (SELECT max(position) FROM phases l WHERE l.project_id = s.project_id) AS last_position,
@@ -148,17 +164,26 @@ export function storyRepository(db: Queryable): StoryRepository {
         values: [projectId, storyId, movingTo ?? null],
       });
       const row = result.rows[0];
-      if (!row) return undefined;
-      const target =
-        row.target_id === null || row.target_position === null
-          ? null
-          : { id: row.target_id, position: row.target_position };
-      return {
-        story: toStoryRecord(row),
-        phasePosition: row.phase_position,
-        lastPosition: row.last_position,
-        ...(movingTo === undefined ? {} : { target }),
-      };
+      return row ? toLockedStory(row, movingTo !== undefined) : undefined;
+    },
+
+    async findManyForUpdate(projectId, wanted) {
+      if (wanted.length === 0) return new Map();
+      // One statement for a set-based write's stories, locked in id order (any two writers lock in the same order).
+      const result = await db.query<LockedStoryRow & { moving: boolean }>({
+        name: 'boards-story-find-many-for-update',
+        text: `SELECT ${COLUMNS}, p.position AS phase_position,
+                (SELECT max(position) FROM phases l WHERE l.project_id = $1) AS last_position,
+                t.id AS target_id, t.position AS target_position, x.target IS NOT NULL AS moving
+         FROM unnest($2::bigint[], $3::bigint[]) AS x(id, target)
+              JOIN stories s ON s.project_id = $1 AND s.id = x.id
+              JOIN phases p ON p.id = s.phase_id
+              LEFT JOIN phases t ON t.project_id = $1 AND t.id = x.target
+         ORDER BY s.id
+         FOR UPDATE OF s`,
+        values: [projectId, wanted.map((w) => w.storyId), wanted.map((w) => w.movingTo ?? null)],
+      });
+      return new Map(result.rows.map((row) => [row.id, toLockedStory(row, row.moving)]));
     },
 
     async list(projectId, query) {
@@ -259,20 +284,64 @@ export function storyRepository(db: Queryable): StoryRepository {
         if (!row) throw new DomainError('NotFound', 'Story not found');
         return toStoryRecord(row);
       } catch (err) {
-        if (isPgError(err, PG_FOREIGN_KEY_VIOLATION)) {
-          throw new DomainError(
-            'InvalidArgument',
-            `Invalid phase: no phase ${write.phaseId} in this project.`,
-            {
-              problem: 'invalid-reference',
-              cause: err,
-            },
-          );
-        }
-        if (isPgError(err, PG_UNIQUE_VIOLATION)) {
-          throw new DomainError('Conflict', 'The board changed concurrently; try again.', { cause: err });
-        }
-        throw err;
+        throw updateError(err, write.phaseId);
+      }
+    },
+
+    async updateMany(projectId, writes) {
+      if (writes.length === 0) return [];
+      const column = <T>(pick: (write: StoryWrite) => T) => writes.map(({ write }) => pick(write));
+      try {
+        // One statement for a set-based write's stories. A 'bottom' (NULL) position is below the phase's last story
+        // before the statement, then one further down per story going there, in the order given.
+        const result = await db.query<StoryRow>({
+          name: 'boards-story-update-many',
+          text: `WITH w AS (
+             SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                                  $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[],
+                                  $13::timestamptz[]) WITH ORDINALITY
+               AS w(id, text, details, size, priority, color, status, blocked_reason, phase_id, board_position,
+                    owner_id, deadline, ord)
+           ), bottoms AS (
+             SELECT w.id, last.position + row_number() OVER (PARTITION BY w.phase_id ORDER BY w.ord) AS position
+             FROM w CROSS JOIN LATERAL (
+               SELECT coalesce(max(b.board_position), 0) AS position FROM stories b
+               WHERE b.project_id = $1 AND b.phase_id = w.phase_id) last
+             WHERE w.board_position IS NULL
+           ), updated AS (
+             UPDATE stories s SET text = w.text, details = w.details, size = w.size, priority = w.priority,
+                    color = w.color, status = w.status, blocked_reason = w.blocked_reason, phase_id = w.phase_id,
+                    board_position = coalesce(w.board_position, bottoms.position),
+                    owner_id = w.owner_id, deadline = w.deadline, updated_at = now()
+             FROM w LEFT JOIN bottoms ON bottoms.id = w.id
+             WHERE s.project_id = $1 AND s.id = w.id
+             RETURNING s.*
+           )
+           SELECT ${COLUMNS} FROM updated s JOIN phases p ON p.id = s.phase_id`,
+          values: [
+            projectId,
+            writes.map((w) => w.storyId),
+            column((w) => w.text),
+            column((w) => w.details),
+            column((w) => w.size),
+            column((w) => w.priority),
+            column((w) => w.color),
+            column((w) => w.status),
+            column((w) => w.blockedReason),
+            column((w) => w.phaseId),
+            column((w) => (w.boardPosition === 'bottom' ? null : w.boardPosition)),
+            column((w) => w.ownerId),
+            column((w) => w.deadline),
+          ],
+        });
+        const updated = new Map(result.rows.map((row) => [row.id, toStoryRecord(row)]));
+        return writes.map(({ storyId }) => {
+          const story = updated.get(storyId);
+          if (!story) throw new DomainError('NotFound', 'Story not found');
+          return story;
+        });
+      } catch (err) {
+        throw updateError(err);
       }
     },
 
