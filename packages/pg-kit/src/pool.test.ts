@@ -9,6 +9,8 @@ function fakePool() {
     released: [] as Array<Error | undefined>,
     query: async (text: string) => {
       client.statements.push(text);
+      // A simple query of two statements answers one result each, as pg does.
+      if (text.startsWith('BEGIN; ')) return [{ rows: [] }, { rows: [{ n: 1 }], rowCount: 1 }];
       return { rows: [] };
     },
     release: (err?: Error) => client.released.push(err),
@@ -34,5 +36,26 @@ describe('withTransaction', () => {
     });
     expect(client.released).toEqual([lost]);
     expect(client.listenerCount('error')).toBe(0);
+  });
+
+  it("sends `withBegin`'s statement with BEGIN, in one round trip, and hands its result to the work", async () => {
+    const { client, pool } = fakePool();
+    const seen = await withTransaction(pool, async (_client, begun) => begun?.rows, {
+      withBegin: 'SELECT 1 AS n',
+    });
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(client.statements).toEqual(['BEGIN; SELECT 1 AS n', 'COMMIT']);
+  });
+
+  it('refuses a `withBegin` of more than one statement, rolling back', async () => {
+    const { client, pool } = fakePool();
+    client.query = async (text: string) => {
+      client.statements.push(text);
+      return text.startsWith('BEGIN; ') ? [{ rows: [] }, { rows: [] }, { rows: [] }] : { rows: [] };
+    };
+    await expect(withTransaction(pool, async () => 1, { withBegin: 'SELECT 1; SELECT 2' })).rejects.toThrow(
+      /exactly one statement/,
+    );
+    expect(client.statements).toEqual(['BEGIN; SELECT 1; SELECT 2', 'ROLLBACK']);
   });
 });

@@ -9,6 +9,9 @@ export interface BoardLocks {
   onLocked(): void;
 }
 
+/** A board's row lock, held to the transaction's end: every write of the board takes it first. */
+export const BOARD_LOCK_SQL = 'SELECT 1 FROM boards WHERE project_id = $1 FOR UPDATE';
+
 /**
  * `locks`: the transaction's board locks. A `lock` of a board the transaction already holds needs no statement:
  * the writes gathered into one transaction (board-write-batches.ts) each begin with one.
@@ -45,7 +48,7 @@ export function boardRepository(db: Queryable, locks?: BoardLocks): BoardReposit
       if (locks?.held.has(projectId)) return true;
       const result = await db.query({
         name: 'boards-lock',
-        text: 'SELECT 1 FROM boards WHERE project_id = $1 FOR UPDATE',
+        text: BOARD_LOCK_SQL,
         values: [projectId],
       });
       if (result.rowCount !== 1) return false;

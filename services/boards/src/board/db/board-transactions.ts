@@ -1,6 +1,6 @@
 import { isTransientConflict, withTransaction, type Pool, type PoolClient } from '@flowboard/pg-kit';
 import type { Store } from '../application/store';
-import type { BoardLocks } from './board-repository';
+import { BOARD_LOCK_SQL, type BoardLocks } from './board-repository';
 import { BoardWriteBatches, type TrackedWrite } from './board-write-batches';
 import { countStatements, type CountedQueryable } from './savepoints';
 
@@ -34,15 +34,33 @@ export function withBoardTransactions<Repositories>(
   repositories: (db: CountedQueryable, locks?: BoardLocks) => Repositories,
   options: BoardTransactionsOptions = {},
 ): Store<Repositories> {
-  /** One transaction; `locks` records the boards it locked, and when the first lock was taken. */
-  async function inTransaction<T>(work: (client: PoolClient, locks: BoardLocks) => Promise<T>): Promise<T> {
+  /**
+   * One transaction; `locks` records the boards it locked, and when the first lock was taken. With `boardId`, the
+   * board's row lock is taken in BEGIN's round trip (every write of `boardTransaction` starts by taking it), so the
+   * write's own `lock` needs no statement: one round trip less a transaction.
+   */
+  async function inTransaction<T>(
+    work: (client: PoolClient, locks: BoardLocks) => Promise<T>,
+    boardId?: number,
+  ): Promise<T> {
     let lockedAt: bigint | undefined;
     const locks: BoardLocks = {
       held: new Set(),
       onLocked: () => void (lockedAt ??= process.hrtime.bigint()),
     };
+    const withBegin = boardId === undefined ? undefined : boardLockStatement(boardId);
     try {
-      return await withTransaction(pool, (client) => work(client, locks));
+      return await withTransaction(
+        pool,
+        (client, begun) => {
+          if (boardId !== undefined && begun?.rowCount === 1) {
+            locks.held.add(boardId);
+            locks.onLocked();
+          }
+          return work(client, locks);
+        },
+        { withBegin },
+      );
     } finally {
       if (lockedAt !== undefined)
         options.onBoardLockReleased?.(Number(process.hrtime.bigint() - lockedAt) / 1e9);
@@ -54,10 +72,13 @@ export function withBoardTransactions<Repositories>(
 
   const batches = new BoardWriteBatches<Repositories>(
     {
-      alone: transaction,
-      together: (run) =>
-        inTransaction((client, locks) =>
-          run(() => trackedWrite(countStatements(client), (db) => repositories(db, locks))),
+      alone: (projectId, work) =>
+        inTransaction((client, locks) => work(repositories(countStatements(client), locks)), projectId),
+      together: (projectId, run) =>
+        inTransaction(
+          (client, locks) =>
+            run(() => trackedWrite(countStatements(client), (db) => repositories(db, locks))),
+          projectId,
         ),
     },
     { maxBatch: options.maxBoardBatch ?? 32, onBatch: options.onBoardBatch, retryable: isTransientConflict },
@@ -69,6 +90,16 @@ export function withBoardTransactions<Repositories>(
     boardTransaction: <T>(projectId: number, work: (tx: Repositories) => Promise<T>): Promise<T> =>
       batches.run(projectId, work),
   };
+}
+
+/**
+ * The board's row lock as the statement sent with BEGIN, which is not bound: the id goes in as a checked integer, or
+ * nothing is sent and the write takes the lock itself.
+ */
+function boardLockStatement(projectId: number): string | undefined {
+  return Number.isSafeInteger(projectId) && projectId > 0
+    ? BOARD_LOCK_SQL.replace('$1', String(projectId))
+    : undefined;
 }
 
 /** Repositories on one write's counted client, and whether the statements issued through them wrote, or failed. */

@@ -15,7 +15,7 @@ function fakeTransactions(options: { failCommit?: boolean } = {}) {
   const committed: string[][] = [];
   const rolledBack: string[][] = [];
   const transactions: BoardTransactions<FakeTx> = {
-    async alone(work) {
+    async alone(_projectId, work) {
       const log: string[] = [];
       try {
         const value = await work({ run: async (_kind, what) => void log.push(what) });
@@ -26,7 +26,7 @@ function fakeTransactions(options: { failCommit?: boolean } = {}) {
         throw err;
       }
     },
-    async together(run) {
+    async together(_projectId, run) {
       const log: string[] = [];
       try {
         await run(() => {

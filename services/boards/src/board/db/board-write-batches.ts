@@ -43,13 +43,16 @@ export interface TrackedWrite<Tx> {
 }
 
 export interface BoardTransactions<Tx> {
-  /** One write in a transaction of its own (the path of a write that arrives to an idle board). */
-  alone<T>(work: BoardWrite<Tx, T>): Promise<T>;
+  /**
+   * One write in a transaction of its own (the path of a write that arrives to an idle board). Every transaction
+   * here is about board `projectId`: it may take the board's lock as it begins.
+   */
+  alone<T>(projectId: number, work: BoardWrite<Tx, T>): Promise<T>;
   /**
    * Several writes in one transaction: `run` calls `track` once per write, in order, for that write's repositories
    * (all on the transaction, sharing its board lock); it resolves when the transaction has committed.
    */
-  together(run: (track: () => TrackedWrite<Tx>) => Promise<void>): Promise<void>;
+  together(projectId: number, run: (track: () => TrackedWrite<Tx>) => Promise<void>): Promise<void>;
 }
 
 interface Waiting<Tx> {
@@ -117,16 +120,16 @@ export class BoardWriteBatches<Tx> {
     while (queue.length > 0) {
       const batch = queue.splice(0, this.options.maxBatch);
       this.options.onBatch?.(batch.length);
-      if (batch.length === 1) await this.runAlone(batch[0]!);
-      else await this.runTogether(batch);
+      if (batch.length === 1) await this.runAlone(projectId, batch[0]!);
+      else await this.runTogether(projectId, batch);
     }
     this.queues.delete(projectId);
   }
 
-  private async runAlone(waiting: Waiting<Tx>): Promise<void> {
+  private async runAlone(projectId: number, waiting: Waiting<Tx>): Promise<void> {
     for (let retries = 0; ; retries++) {
       try {
-        return waiting.resolve(await this.transactions.alone(waiting.work));
+        return waiting.resolve(await this.transactions.alone(projectId, waiting.work));
       } catch (error) {
         if (retries < RETRIES_ON_CONFLICT && this.options.retryable?.(error)) continue;
         return waiting.reject(error);
@@ -134,10 +137,10 @@ export class BoardWriteBatches<Tx> {
     }
   }
 
-  private async runTogether(batch: Waiting<Tx>[]): Promise<void> {
+  private async runTogether(projectId: number, batch: Waiting<Tx>[]): Promise<void> {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      await this.transactions.together(async (track) => {
+      await this.transactions.together(projectId, async (track) => {
         for (const waiting of batch) {
           const write = track();
           try {
@@ -155,7 +158,7 @@ export class BoardWriteBatches<Tx> {
       }
       for (const waiting of batch) {
         this.options.onBatch?.(1);
-        await this.runAlone(waiting);
+        await this.runAlone(projectId, waiting);
       }
       return;
     }
