@@ -187,6 +187,8 @@ export class OutboxRelay {
     this.table = `${quoteIdent(options.schema)}.outbox`;
     this.intervalMs = options.intervalMs ?? 250;
     this.batchSize = options.batchSize ?? 100;
+    if (!Number.isSafeInteger(this.batchSize) || this.batchSize < 1)
+      throw new Error(`outbox relay: batchSize must be a whole number from 1, not ${this.batchSize}`);
     this.retentionMs = options.retentionMs ?? 3_600_000;
     if (options.metrics) {
       this.observeBacklog(options.metrics);
@@ -321,15 +323,18 @@ export class OutboxRelay {
     const onError = (err: Error) => this.options.logger.warn({ err }, 'outbox relay lost its connection');
     client.on('error', onError);
     try {
-      await client.query('BEGIN');
-      // Held to COMMIT: another relay's batch can neither overtake this one nor be overtaken by it.
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OUTBOX_LOCK_CLASS, this.table]);
-      const { rows } = await client.query<OutboxRow & { due: boolean }>(
-        `SELECT id, topic, key, payload, headers, attempts, available_at <= now() AS due FROM ${this.table}
+      // BEGIN, the relays' lock and the pending rows in one round trip (a pass follows every write, so each round
+      // trip counts): nothing in them is input but the table's quoted name and the batch size, a checked integer.
+      // The lock is held to COMMIT: another relay's batch can neither overtake this one nor be overtaken by it.
+      const begun = (await client.query(
+        `BEGIN;
+         SELECT pg_advisory_xact_lock(${OUTBOX_LOCK_CLASS}, hashtext('${this.table}'));
+         SELECT id, topic, key, payload, headers, attempts, available_at <= now() AS due FROM ${this.table}
           WHERE published_at IS NULL
-          ORDER BY seq NULLS FIRST, created_at LIMIT $1 FOR UPDATE`,
-        [this.batchSize],
-      );
+          ORDER BY seq NULLS FIRST, created_at LIMIT ${this.batchSize} FOR UPDATE`,
+      )) as unknown as Array<pg.QueryResult<OutboxRow & { due: boolean }>>;
+      const rows = begun[2]?.rows;
+      if (!rows) throw new Error('outbox relay: the pass read no rows');
       // Nothing pending, or the oldest is backing off after a failure: later rows wait behind it.
       if (rows.length === 0 || !rows[0]!.due) {
         await client.query('COMMIT');
@@ -362,10 +367,11 @@ export class OutboxRelay {
         this.options.logger.warn({ err, rows: rows.length }, 'outbox publish failed; will retry');
         return 0;
       }
-      await client.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [
-        rows.map((r) => r.id),
-      ]);
-      await client.query('COMMIT');
+      // Marked and committed in one round trip: the ids are the rows' own uuids, checked before they go in.
+      await client.query(
+        `UPDATE ${this.table} SET published_at = now() WHERE id = ANY('{${rows.map((r) => uuid(r.id)).join(',')}}'::uuid[]);
+         COMMIT`,
+      );
       return rows.length;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -375,6 +381,13 @@ export class OutboxRelay {
       client.release();
     }
   }
+}
+
+/** A uuid as PostgreSQL printed it, to be written into a statement's text; anything else is refused. */
+function uuid(id: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
+    throw new Error('outbox relay: a row id is not a uuid');
+  return id;
 }
 
 /** The outbox's unpublished rows: how many, and the age of the oldest (seconds, 0 when there is none). */

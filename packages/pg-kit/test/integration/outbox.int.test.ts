@@ -169,6 +169,42 @@ describe('outbox relay (real PostgreSQL and Kafka)', () => {
     await pool.query('DELETE FROM outbox');
   });
 
+  it('a pass that publishes costs two round trips: BEGIN with the lock and the read, then the mark with COMMIT', async () => {
+    await pool.query('DELETE FROM outbox');
+    const counted = createPool({ connectionString: PG_ADMIN_URL, schema, applicationName: 'test' });
+    const sent: string[] = [];
+    counted.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        sent.push(String(args[0]).replace(/\s+/g, ' ').slice(0, 40));
+        return query(...args);
+      };
+    });
+    await withTransaction(pool, async (tx) => {
+      for (let n = 1; n <= 3; n++) await enqueueOutbox(tx, schema, event(n));
+    });
+    const published: number[] = [];
+    const recording: OutboxPublisher = {
+      async publish(_t, messages) {
+        published.push(...messages.map((m) => JSON.parse(m.value).n as number));
+      },
+    };
+    const relay = new OutboxRelay({ pool: counted, schema, publisher: recording, logger });
+    try {
+      await expect(relay.drain()).resolves.toBe(3);
+      expect(published).toEqual([1, 2, 3]);
+      expect(sent).toEqual([
+        'BEGIN; SELECT pg_advisory_xact_lock(7304',
+        `UPDATE "${schema}".outbox SET published_at = now()`.slice(0, 40),
+      ]);
+      expect(
+        (await pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL')).rows[0].n,
+      ).toBe(0);
+    } finally {
+      await counted.end();
+    }
+  });
+
   it('keeps events while the broker is unreachable and publishes them afterwards', async () => {
     await pool.query('DELETE FROM outbox');
     await withTransaction(pool, (tx) => enqueueOutbox(tx, schema, event(7)));
