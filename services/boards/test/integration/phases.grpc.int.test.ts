@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { boards } from '@flowboard/proto';
 import {
+  admin,
   call,
   createBoard,
   createStory,
@@ -327,6 +328,70 @@ describe('UpdateStories (bulk)', () => {
     );
     expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(await listStories({ project_id: projectId })).toEqual(before);
+  });
+
+  it('writes more matches than one statement takes (1,100: three set-based writes), in board order, all or nothing', async () => {
+    const projectId = newProjectId();
+    const phases = await createBoard(projectId);
+    for (let made = 0; made < 1_100; made += 100)
+      await call('BulkCreateStories', {
+        project_id: projectId,
+        stories: Array.from({ length: 100 }, (_, i) => ({ text: `story ${made + i}` })),
+      });
+    const inPhase = async (phaseId: number) =>
+      (
+        await admin.query(
+          'SELECT id FROM stories WHERE project_id = $1 AND phase_id = $2 ORDER BY board_position',
+          [projectId, phaseId],
+        )
+      ).rows.map((r) => Number(r.id));
+    const backlog = await inPhase(phases[0]!.id);
+    expect(backlog).toHaveLength(1_100);
+    const events = async () =>
+      Number(
+        (
+          await admin.query(
+            `SELECT count(*) AS n FROM outbox WHERE key = $1 AND payload->'data'->>'type' = 'story.moved'`,
+            [String(projectId)],
+          )
+        ).rows[0].n,
+      );
+
+    const moved = await updateStories({
+      project_id: projectId,
+      where: 'not(color:red)',
+      update_mask: ['phase'],
+      phase_id: phases[2]!.id,
+    });
+    expect(moved.total_items).toBe(1_100);
+    expect(await inPhase(phases[2]!.id)).toEqual(backlog); // at the bottom of Working, in board order
+    expect(await events()).toBe(1_100);
+
+    // The last story in board order (in Archive, where no status can be set) fails in the third statement's chunk:
+    // the two chunks written before it are rolled back with it.
+    const last = backlog[backlog.length - 1]!;
+    await call('UpdateStory', {
+      project_id: projectId,
+      story_id: last,
+      update_mask: ['phase'],
+      phase_id: phases[phases.length - 1]!.id,
+    });
+    const err = await grpcError(
+      updateStories({
+        project_id: projectId,
+        where: 'not(color:red)',
+        update_mask: ['status'],
+        status: 'ready',
+      }),
+    );
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).toContain(`Story ${last}:`);
+    const { rows } = await admin.query(
+      `SELECT count(*) AS n FROM stories WHERE project_id = $1 AND status = 'ready'`,
+      [projectId],
+    );
+    expect(Number(rows[0].n)).toBe(0);
+    expect(await events()).toBe(1_101);
   });
 
   it('requires where', async () => {
