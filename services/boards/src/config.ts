@@ -32,8 +32,9 @@ export const configSchema = z.object({
   /** Published outbox events older than this are deleted (Kafka has them); checked every minute. */
   OUTBOX_RETENTION_MINUTES: z.coerce.number().int().min(0).default(60),
   /**
-   * At most this many of one board's waiting writes (creates, updates, moves) share a transaction: one lock and
-   * one commit for all. 1 runs every write alone.
+   * One board's waiting writes (creates, updates, moves) share a transaction up to this many stories written: one
+   * lock and one commit for all. A write weighs the stories it writes, so a bulk write heavier than this runs alone.
+   * 1 runs every write alone.
    */
   BOARD_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(32),
   LOG_LEVEL: env.logLevel(),

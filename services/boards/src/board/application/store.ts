@@ -11,7 +11,12 @@ export type Store<Repositories> = Repositories & {
   /**
    * `transaction` for a write that begins by locking board `projectId`'s row: the writes waiting for one board
    * may share one transaction, each all or nothing as alone. `work` must do nothing but its statements (it may
-   * run twice: once in a shared transaction that was rolled back, then alone).
+   * run twice: once in a shared transaction that was rolled back, then alone). `stories`: how many stories it
+   * writes (1 unless said; a bulk write says its count), which bounds what shares its transaction.
    */
-  boardTransaction<T>(projectId: number, work: (tx: Repositories) => Promise<T>): Promise<T>;
+  boardTransaction<T>(
+    projectId: number,
+    work: (tx: Repositories) => Promise<T>,
+    stories?: number,
+  ): Promise<T>;
 };

@@ -7,7 +7,7 @@ import { countStatements, type CountedQueryable } from './savepoints';
 export interface BoardTransactionsOptions {
   /** Hears how long each transaction that took its board's row lock held it, in seconds (see below). */
   onBoardLockReleased?: (heldSeconds: number) => void;
-  /** At most this many of a board's waiting writes share one transaction (board-write-batches.ts). */
+  /** At most this many stories' writes of a board share one transaction (board-write-batches.ts). */
   maxBoardBatch?: number;
   /** Hears the number of writes of each transaction `boardTransaction` ran. */
   onBoardBatch?: (writes: number) => void;
@@ -87,8 +87,11 @@ export function withBoardTransactions<Repositories>(
   return {
     ...repositories(countStatements(pool)),
     transaction,
-    boardTransaction: <T>(projectId: number, work: (tx: Repositories) => Promise<T>): Promise<T> =>
-      batches.run(projectId, work),
+    boardTransaction: <T>(
+      projectId: number,
+      work: (tx: Repositories) => Promise<T>,
+      stories?: number,
+    ): Promise<T> => batches.run(projectId, work, stories),
   };
 }
 

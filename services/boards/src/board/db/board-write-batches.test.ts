@@ -99,6 +99,24 @@ describe('BoardWriteBatches', () => {
     expect(sizes).toEqual([1, 3, 2]);
   });
 
+  it('weighs each write by the stories it writes: a bulk write heavier than the bound runs alone', async () => {
+    const { transactions, committed } = fakeTransactions();
+    const batches = new BoardWriteBatches(transactions, { maxBatch: 32 });
+
+    const answers = await settle([
+      batches.run(1, write('a')),
+      batches.run(1, write('bulk of 100'), 100),
+      batches.run(1, write('b')),
+      batches.run(1, write('bulk of 20'), 20),
+      batches.run(1, write('c'), 12),
+      batches.run(1, write('d')),
+    ]);
+
+    expect(answers).toEqual(['a', 'bulk of 100', 'b', 'bulk of 20', 'c', 'd']);
+    // a starts at once; the bulk of 100 outweighs the bound alone; then b, 20 and 12 stories (33 > 32) split.
+    expect(committed).toEqual([['a'], ['bulk of 100'], ['b', 'bulk of 20'], ['c', 'd']]);
+  });
+
   it('starts no write whose caller has gone by its turn, and runs the others', async () => {
     const { transactions, committed } = fakeTransactions();
     const batches = new BoardWriteBatches(transactions, { maxBatch: 10 });

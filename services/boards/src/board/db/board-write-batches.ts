@@ -57,6 +57,8 @@ export interface BoardTransactions<Tx> {
 
 interface Waiting<Tx> {
   work: BoardWrite<Tx, unknown>;
+  /** The stories it writes: what it weighs in a batch (a bulk write of 100 weighs 100). */
+  stories: number;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
@@ -76,7 +78,11 @@ export class BoardWriteBatches<Tx> {
   constructor(
     private readonly transactions: BoardTransactions<Tx>,
     private readonly options: {
-      /** At most this many writes in one transaction (bounds how long one transaction holds the board). */
+      /**
+       * At most this many stories written in one transaction (bounds how long one transaction holds the board): a
+       * write weighs the stories it writes, so a bulk write of 100 runs alone, while single writes gather. A write
+       * heavier than the bound still runs, alone.
+       */
       maxBatch: number;
       /** Hears each transaction's number of writes (1 for a write that ran alone). */
       onBatch?: (writes: number) => void;
@@ -90,7 +96,7 @@ export class BoardWriteBatches<Tx> {
    * work runs in its caller's async context, not in that of the write whose arrival started the board's queue:
    * its request id and trace go with the events it writes to the outbox, and with its logs.
    */
-  run<T>(projectId: number, work: BoardWrite<Tx, T>): Promise<T> {
+  run<T>(projectId: number, work: BoardWrite<Tx, T>, stories = 1): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       // A write whose batch rolled back runs again alone: the changes its first run recorded for its answer did not
       // happen, so each run starts from the record as it stood before the first.
@@ -103,7 +109,7 @@ export class BoardWriteBatches<Tx> {
         changes.undo();
         return work(tx);
       };
-      const waiting = { work: AsyncResource.bind(attempt), resolve, reject } as Waiting<Tx>;
+      const waiting = { work: AsyncResource.bind(attempt), stories, resolve, reject } as Waiting<Tx>;
       const queue = this.queues.get(projectId);
       if (queue) {
         queue.push(waiting);
@@ -118,12 +124,21 @@ export class BoardWriteBatches<Tx> {
   private async drain(projectId: number): Promise<void> {
     const queue = this.queues.get(projectId)!;
     while (queue.length > 0) {
-      const batch = queue.splice(0, this.options.maxBatch);
+      const batch = queue.splice(0, this.nextBatchLength(queue));
       this.options.onBatch?.(batch.length);
       if (batch.length === 1) await this.runAlone(projectId, batch[0]!);
       else await this.runTogether(projectId, batch);
     }
     this.queues.delete(projectId);
+  }
+
+  /** How many of the queue's first writes go in the next transaction: at least one, within `maxBatch` stories. */
+  private nextBatchLength(queue: readonly Waiting<Tx>[]): number {
+    let stories = queue[0]!.stories;
+    let length = 1;
+    while (length < queue.length && stories + queue[length]!.stories <= this.options.maxBatch)
+      stories += queue[length++]!.stories;
+    return length;
   }
 
   private async runAlone(projectId: number, waiting: Waiting<Tx>): Promise<void> {

@@ -133,32 +133,36 @@ async function runBulk<T>(
   const guarded = new Set<number>(); // the stories that need a savepoint
   for (;;) {
     try {
-      return await store.boardTransaction(projectId, async (tx) => {
-        if (!(await tx.boards.lock(projectId))) throw new DomainError('NotFound', 'Board not found');
-        const outcomes: BulkOutcome[] = [];
-        for (const [index, item] of items.entries()) {
-          if (!item.ok) {
-            outcomes.push({ done: false, error: item.error });
-            continue;
+      return await store.boardTransaction(
+        projectId,
+        async (tx) => {
+          if (!(await tx.boards.lock(projectId))) throw new DomainError('NotFound', 'Board not found');
+          const outcomes: BulkOutcome[] = [];
+          for (const [index, item] of items.entries()) {
+            if (!item.ok) {
+              outcomes.push({ done: false, error: item.error });
+              continue;
+            }
+            // The story's recorded changes (Flowboard-Changes) go when it is undone.
+            const changes = changesMark();
+            const since = tx.savepoints.mark();
+            try {
+              const story = guarded.has(index)
+                ? await tx.savepoints.within(() => write(tx, item.value))
+                : await write(tx, item.value);
+              outcomes.push({ done: true, story });
+            } catch (error) {
+              changes.undo();
+              if (!isStoryError(error)) throw error;
+              if (atomic) throw new AtomicFailure(index, error);
+              if (!guarded.has(index) && since.wrote()) throw new WroteThenFailed(index);
+              outcomes.push({ done: false, error });
+            }
           }
-          // The story's recorded changes (Flowboard-Changes) go when it is undone.
-          const changes = changesMark();
-          const since = tx.savepoints.mark();
-          try {
-            const story = guarded.has(index)
-              ? await tx.savepoints.within(() => write(tx, item.value))
-              : await write(tx, item.value);
-            outcomes.push({ done: true, story });
-          } catch (error) {
-            changes.undo();
-            if (!isStoryError(error)) throw error;
-            if (atomic) throw new AtomicFailure(index, error);
-            if (!guarded.has(index) && since.wrote()) throw new WroteThenFailed(index);
-            outcomes.push({ done: false, error });
-          }
-        }
-        return outcomes;
-      });
+          return outcomes;
+        },
+        items.length,
+      );
     } catch (error) {
       if (error instanceof AtomicFailure)
         return atomicOutcomes(items.length, new Map([[error.index, error.error]]));
@@ -250,23 +254,27 @@ async function runSetBased(
   const refused = new Map(items.flatMap((item, i) => (item.ok ? [] : [[i, item.error] as const])));
   if (atomic && refused.size > 0) return atomicOutcomes(items.length, refused);
   const wanted = items.flatMap((item, index) => (item.ok ? [{ index, ...item.value }] : []));
-  return store.boardTransaction(projectId, async (tx) => {
-    if (!(await tx.boards.lock(projectId))) throw new DomainError('NotFound', 'Board not found');
-    const written = await applyChangesToStories(tx, projectId, actorId, wanted, { allOrNothing: atomic });
-    const byIndex = new Map(written.map((outcome, i) => [wanted[i]!.index, outcome]));
-    if (atomic) {
-      const failures = new Map(refused);
-      for (const [index, outcome] of byIndex) if ('error' in outcome) failures.set(index, outcome.error);
-      if (failures.size > 0) return atomicOutcomes(items.length, failures);
-    }
-    return items.map((item, index): BulkOutcome => {
-      if (!item.ok) return { done: false, error: item.error };
-      const outcome = byIndex.get(index);
-      if (outcome && 'story' in outcome) return { done: true, story: outcome.story };
-      if (outcome && 'error' in outcome) return { done: false, error: outcome.error };
-      throw new Error(`bulk story ${index} has no outcome`); // applyChangesToStories answers every item
-    });
-  });
+  return store.boardTransaction(
+    projectId,
+    async (tx) => {
+      if (!(await tx.boards.lock(projectId))) throw new DomainError('NotFound', 'Board not found');
+      const written = await applyChangesToStories(tx, projectId, actorId, wanted, { allOrNothing: atomic });
+      const byIndex = new Map(written.map((outcome, i) => [wanted[i]!.index, outcome]));
+      if (atomic) {
+        const failures = new Map(refused);
+        for (const [index, outcome] of byIndex) if ('error' in outcome) failures.set(index, outcome.error);
+        if (failures.size > 0) return atomicOutcomes(items.length, failures);
+      }
+      return items.map((item, index): BulkOutcome => {
+        if (!item.ok) return { done: false, error: item.error };
+        const outcome = byIndex.get(index);
+        if (outcome && 'story' in outcome) return { done: true, story: outcome.story };
+        if (outcome && 'error' in outcome) return { done: false, error: outcome.error };
+        throw new Error(`bulk story ${index} has no outcome`); // applyChangesToStories answers every item
+      });
+    },
+    items.length,
+  );
 }
 
 async function updateOne(
