@@ -72,6 +72,7 @@ summary() {
 
 cleanup() {
   local rc=$?
+  stop_keeping_pod_logs
   summary "$rc"
   if [ "${FLOWBOARD_CLUSTER_KEEP:-0}" = 1 ]; then
     log "FLOWBOARD_CLUSTER_KEEP=1: the cluster stays up (npm run cluster:down -- --purge removes it)"
@@ -86,18 +87,47 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# What a failure leaves to read before the cluster goes: the pods, recent events, each pod's last log lines.
+# Every pod's log, kept from when it runs until it is gone: the skew and isolation phases replace pods, and a failure
+# in a pod that was replaced meanwhile (an old release's, mid-upgrade) is otherwise never seen. One `kubectl logs -f`
+# per pod (its init containers' logs first), started once it runs; a listing every 3 s finds new pods.
+POD_LOGS=$LOG_DIR/pods
+keep_pod_logs() {
+  mkdir -p "$POD_LOGS"
+  (
+    declare -A followed=()
+    while sleep 3; do
+      for pod in $(K -n "$NAMESPACE" get pods --field-selector=status.phase=Running -o name 2>/dev/null); do
+        pod=${pod#pod/}
+        [ -n "${followed[$pod]:-}" ] && continue
+        followed[$pod]=1
+        # kubectl itself, not through K: a backgrounded function would be a subshell, and stopping that leaves kubectl
+        "$K8S_BIN/kubectl" -n "$NAMESPACE" logs -f "$pod" --all-containers --timestamps >"$POD_LOGS/$pod.log" 2>/dev/null &
+      done
+    done
+  ) &
+  POD_LOG_KEEPER=$!
+}
+stop_keeping_pod_logs() {
+  [ -n "${POD_LOG_KEEPER:-}" ] || return 0
+  pkill -P "$POD_LOG_KEEPER" 2>/dev/null || true
+  kill "$POD_LOG_KEEPER" 2>/dev/null || true
+}
+
+# What a failure leaves to read before the cluster goes: the pods, recent events, and the last warnings and errors
+# of every pod that ran (the services log JSON, with the level's name).
 report_failure() {
   [ -x "$K8S_BIN/kubectl" ] && cluster_running || return 0
   echo "---- pods ----"
   K -n "$NAMESPACE" get pods -o wide 2>/dev/null || true
   echo "---- recent events ----"
   K -n "$NAMESPACE" get events --sort-by=.lastTimestamp 2>/dev/null | tail -25 || true
-  local pod
-  for pod in $(K -n "$NAMESPACE" get pods -o name 2>/dev/null); do
-    echo "---- $pod: warnings and errors ----"
-    K -n "$NAMESPACE" logs "$pod" --all-containers --tail=200 2>/dev/null | grep -E '"level":(40|50|60)' | tail -5 | cut -c1-300 || true
+  local file
+  for file in "$POD_LOGS"/*.log; do
+    [ -e "$file" ] || continue
+    echo "---- pod/$(basename "$file" .log): warnings and errors (the last 8) ----"
+    grep -E '"level":("(warn|error|fatal)"|40|50|60)' "$file" | tail -8 | cut -c1-400 || true
   done
+  echo "(every pod's whole log: $POD_LOGS)"
 }
 
 # ---- images of the previous release ------------------------------------------------------------------------------
@@ -231,7 +261,9 @@ phase() { if wanted "$1"; then run_phase "$@"; fi; }
 
 main() {
   rm -f "$FIGURES"
-  mkdir -p "$CLUSTER_HOME"
+  mkdir -p "$CLUSTER_HOME" "$LOG_DIR"
+  rm -rf "$POD_LOGS"
+  keep_pod_logs
   phase up bash deploy/cluster/up.sh --no-install
   ensure_helm
   ensure_test_build
