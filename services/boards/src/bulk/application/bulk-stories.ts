@@ -103,6 +103,11 @@ function check<T>(make: () => T): Checked<T> {
   }
 }
 
+/** The items whose checks refused them before any I/O: their errors, by index. */
+function refusedBeforeIo<T>(items: ReadonlyArray<Checked<T>>): Map<number, DomainError> {
+  return new Map(items.flatMap((item, i) => (item.ok ? [] : [[i, item.error] as const])));
+}
+
 /** Thrown out of a transaction to run it again, with a savepoint for the story that failed after writing. */
 class WroteThenFailed extends Error {
   constructor(readonly index: number) {
@@ -128,7 +133,7 @@ async function runBulk<T>(
   atomic: boolean,
   write: (tx: BulkRepositories, item: T) => Promise<StoryRecord>,
 ): Promise<BulkOutcome[]> {
-  const refused = new Map(items.flatMap((item, i) => (item.ok ? [] : [[i, item.error] as const])));
+  const refused = refusedBeforeIo(items);
   if (atomic && refused.size > 0) return atomicOutcomes(items.length, refused);
   const guarded = new Set<number>(); // the stories that need a savepoint
   for (;;) {
@@ -251,7 +256,7 @@ async function runSetBased(
   items: ReadonlyArray<Checked<{ storyId: number; changes: StoryChanges; expectedVersion?: number }>>,
   atomic: boolean,
 ): Promise<BulkOutcome[]> {
-  const refused = new Map(items.flatMap((item, i) => (item.ok ? [] : [[i, item.error] as const])));
+  const refused = refusedBeforeIo(items);
   if (atomic && refused.size > 0) return atomicOutcomes(items.length, refused);
   const wanted = items.flatMap((item, index) => (item.ok ? [{ index, ...item.value }] : []));
   return store.boardTransaction(
@@ -261,8 +266,10 @@ async function runSetBased(
       const written = await applyChangesToStories(tx, projectId, actorId, wanted, { allOrNothing: atomic });
       const byIndex = new Map(written.map((outcome, i) => [wanted[i]!.index, outcome]));
       if (atomic) {
-        const failures = new Map(refused);
-        for (const [index, outcome] of byIndex) if ('error' in outcome) failures.set(index, outcome.error);
+        // Nothing was refused before I/O (that answered above): the failures are the written stories' own.
+        const failures = new Map(
+          [...byIndex].flatMap(([i, o]) => ('error' in o ? [[i, o.error] as const] : [])),
+        );
         if (failures.size > 0) return atomicOutcomes(items.length, failures);
       }
       return items.map((item, index): BulkOutcome => {
