@@ -19,7 +19,14 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { cpuBetween, cpuSnapshot, deferredCpu, restingRates, waitUntilQuiet } from './processes.mjs';
+import {
+  cpuBetween,
+  cpuSnapshot,
+  deferredCpu,
+  nameProcess,
+  restingRates,
+  waitUntilQuiet,
+} from './processes.mjs';
 import { gatewayApi } from './gateway-api.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
@@ -268,16 +275,48 @@ const EXPRESS_CEILING = 'ceiling: express hello-world (another process)';
 const EXPRESS_BODY_CEILING = "ceiling: express sending the cached page's bytes";
 const EXPRESS_REDIS_CEILING = "ceiling: express, one Redis round trip, the cached page's bytes";
 const ONE_MOVE = `PUT P/stories/{id} phase move, 1 connection, ${env('BENCH_BOARDS', '50')} boards`;
+const SKELETON_MOVE = "ceiling: a move's skeleton";
 
 /** A server of bench/ceiling.mjs in a process of its own: its URL, and how to stop it. */
 async function startCeiling(kind, ...args) {
   const child = spawn(process.execPath, [new URL('./ceiling.mjs', import.meta.url).pathname, kind, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  nameProcess(child.pid, kind.startsWith('skeleton-') ? kind : 'ceiling');
   process.on('exit', () => child.kill()); // also when the run fails
-  const [chunk] = await once(child.stdout, 'data');
-  return { url: `http://127.0.0.1:${String(chunk).trim()}`, stop: () => child.kill() };
+  const [chunk] = await Promise.race([
+    once(child.stdout, 'data'),
+    once(child, 'exit').then(([code]) => Promise.reject(new Error(`ceiling ${kind} ended (${code})`))),
+  ]);
+  const port = String(chunk).trim();
+  return { port, url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
+
+/**
+ * A move's skeleton (bench/ceiling.mjs): its store half (gRPC and PostgreSQL, on BOARDS × BOARD_STORIES rows of
+ * its own), then its edge half (express and Redis) calling it. Undefined without PG_ADMIN_URL (bench/run.sh
+ * exports the local stack's).
+ */
+async function startSkeleton() {
+  if (!process.env.PG_ADMIN_URL) return undefined;
+  const store = await startCeiling('skeleton-store', String(BOARDS), String(BOARD_STORIES));
+  const edge = await startCeiling('skeleton-edge', `127.0.0.1:${store.port}`);
+  return {
+    url: edge.url,
+    stop: () => {
+      edge.stop();
+      store.stop();
+    },
+  };
+}
+
+/** A move of the skeleton, the same way as `ONE_MOVE` and the 50-board moves: boards in turn, random stories. */
+const skeletonMove = (url) => ({
+  url,
+  method: 'PUT',
+  path: (i) => `/boards/${1 + (i % BOARDS)}/stories/${rand(BOARD_STORIES)}`,
+  body: (i) => ({ phase: 2 + (Math.floor(i / BOARDS) % 3) }),
+});
 
 /** `count` different story ids of 1..`of`, for one bulk request (a story named twice is its 400). */
 function distinctStories(count, of) {
@@ -408,6 +447,7 @@ async function main() {
     express: await startCeiling('express'),
     expressBody: await startCeiling('express-body', pageBody),
     expressRedis: await startCeiling('express-redis-body', pageBody),
+    skeleton: await startSkeleton(),
   };
   const scenarios = [
     [`GET P/stories?${tagsParam}page=1 (100 stories)`, { path: `${P}/stories?${tagsParam}page=1` }],
@@ -561,6 +601,14 @@ async function main() {
     // The cached page's ceilings (issue 31): express sending the same bytes, and after one Redis round trip.
     [EXPRESS_BODY_CEILING, { url: ceilings.expressBody.url, path: '/' }],
     [EXPRESS_REDIS_CEILING, { url: ceilings.expressRedis.url, path: '/' }],
+    // A move's skeleton (issue 31): the same hops, libraries and statements as a move, none of the work. Against
+    // scenario 22 (one connection) and 12 (32 connections over as many boards).
+    ...(ceilings.skeleton
+      ? [
+          [`${SKELETON_MOVE}, 1 connection`, { ...skeletonMove(ceilings.skeleton.url), connections: 1 }],
+          [`${SKELETON_MOVE}, ${BOARDS} boards`, skeletonMove(ceilings.skeleton.url)],
+        ]
+      : []),
   ];
   const only = optionValue('--only');
   const chosen = only
@@ -712,7 +760,7 @@ async function main() {
     }
   }
   await backlogDb?.end();
-  for (const ceiling of Object.values(ceilings)) ceiling.stop();
+  for (const ceiling of Object.values(ceilings)) ceiling?.stop();
 }
 
 /**

@@ -14,6 +14,14 @@ export async function machineCpuMs() {
   return (user + nice + system + irq + softirq + steal) * TICK_MS;
 }
 
+/** Processes this load generator started, by pid (nameProcess): counted apart from the load generator itself. */
+const ownChildren = new Map();
+
+/** Counts `pid` (a process this load generator started, e.g. a ceiling's server) under `name` from now on. */
+export function nameProcess(pid, name) {
+  ownChildren.set(pid, name);
+}
+
 /**
  * The stack's processes by the pid they descend from: the pid files deploy/local writes (every service and every
  * piece of infrastructure but PostgreSQL) and PostgreSQL's postmaster.pid. Descent, not command names, so another
@@ -32,6 +40,7 @@ async function stackRoots(home) {
   const postmaster = await readPid(path.join(home, 'postgres', 'data', 'postmaster.pid'));
   if (postmaster > 0) roots.set(postmaster, 'postgres');
   roots.set(process.pid, 'load generator');
+  for (const [pid, name] of ownChildren) roots.set(pid, name);
   return roots;
 }
 
