@@ -46,7 +46,12 @@ import { quoteIdent } from './pool';
  */
 export async function enqueueOutbox(tx: Queryable, schema: string, event: OutboxMessage): Promise<void> {
   await tx.query(
-    `INSERT INTO ${quoteIdent(schema)}.outbox (id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5)`,
+    // Named: prepared once per connection, as most writes run it (unnamed, PostgreSQL parsed and planned it for
+    // every write). The name holds the schema, since a connection keeps one text per name.
+    {
+      name: `outbox-insert-${schema}`,
+      text: `INSERT INTO ${quoteIdent(schema)}.outbox (id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5)`,
+    },
     [event.id, event.topic, event.key, JSON.stringify(event.payload), JSON.stringify(storedHeaders(event))],
   );
   // Named in the write's answer; forgotten again if the transaction rolls back (withTransaction).

@@ -67,10 +67,12 @@ export class PgProjectRepository implements ProjectRepository {
   }
 
   async findById(projectId: number): Promise<Project | undefined> {
-    const { rows } = await this.db.query<ProjectRow>(
-      `SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = $1`,
-      [projectId],
-    );
+    // Named: prepared once per connection, as the change stream's names (ResolveNames) ask it for every batch.
+    const { rows } = await this.db.query<ProjectRow>({
+      name: 'membership-project-by-id',
+      text: `SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = $1`,
+      values: [projectId],
+    });
     return rows[0] && toProject(rows[0]);
   }
 

@@ -75,10 +75,12 @@ export class PgUserRepository implements UserRepository {
   }
 
   async findByIds(ids: number[]): Promise<User[]> {
-    const { rows } = await this.db.query<UserRow>(
-      `SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY($1::bigint[]) ORDER BY u.id`,
-      [ids],
-    );
+    // Named: prepared once per connection, as the change stream's names (ResolveNames) ask it for every batch.
+    const { rows } = await this.db.query<UserRow>({
+      name: 'membership-users-by-ids',
+      text: `SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY($1::bigint[]) ORDER BY u.id`,
+      values: [ids],
+    });
     return rows.map(toUser);
   }
 
