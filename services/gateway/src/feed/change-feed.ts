@@ -145,12 +145,11 @@ export class ChangeFeed {
       groupId: `${this.idPrefix}-tail`,
       logger,
       startAt: ({ partition, high }) => starts.get(partition) ?? high,
-      // The hub keeps each partition apart, so partitions are rendered side by side: one waiting for names does not
-      // hold back the others.
+      // The hub keeps each partition apart, so partitions are read side by side.
       partitionsAtOnce: ranges.length,
       fetch: this.options.fetch,
       handle: async (partition, records) => {
-        for (const event of await this.renderer.render(partition, records)) hub.publish(event);
+        for (const event of this.renderer.read(partition, records)) hub.publish(event);
         if (this.servable !== hub) return; // reading what Kafka held at the start: no live delay to speak of
         const now = Date.now();
         for (const record of records) this.options.onFannedOut?.((now - record.timestamp) / 1000);
@@ -202,7 +201,7 @@ class KafkaHistory implements HistoryReader {
       });
       for await (const record of records) {
         if (record.key !== null && record.key !== String(range.projectId)) continue; // another project's
-        for (const event of await this.renderer.render(range.partition, [record])) yield event;
+        for (const event of this.renderer.read(range.partition, [record])) yield event;
       }
     } catch (err) {
       if (err instanceof OffsetGoneError) throw new HistoryGoneError(err.partition, err.low);

@@ -7,42 +7,72 @@ import {
 import type { LogRecord } from '@flowboard/messaging';
 import { changePayloadJson, changeUserIds, renderChange, type UsersById } from '@flowboard/representation';
 import type { Logger } from '@flowboard/service-kit';
-import { streamEvent, type StreamEvent } from '../stream';
+import { unrenderedStreamEvent, type PayloadRenderer, type StreamEvent } from '../stream';
 
 /** The names a payload shows: the project's and the users' (membership's ResolveNames). */
 export interface NameLookup {
   resolve(projectId: number, userIds: number[]): Promise<{ projectName: string; users: UsersById }>;
 }
 
-/** Name lookups of one batch in flight at once. */
+/** Name lookups of one rendered batch in flight at once. */
 const LOOKUPS_AT_ONCE = 16;
 
 /** Longest wait between two tries of a name lookup while membership does not answer. */
 const MAX_RETRY_MS = 5_000;
 
+/** What an event of the stream is rendered from: the change as Kafka holds it (its JSON, read and checked once). */
+interface ChangeSource {
+  json: string;
+}
+
 /**
  * Records of the topic → the stream's events, each with the very payload a webhook gets (packages/representation's
- * renderChange), rendered once per replica. Names are looked up once per project per batch. A type this release does
+ * renderChange), rendered once per replica. A record is read and checked when it arrives (`read`: its project, type
+ * and offset place it in the ring), its payload rendered only when a subscriber first takes it (`render`, through
+ * `renderPayloads`): most changes are never taken on a given replica, and rendering costs a names lookup in
+ * membership and a serialization. Names are looked up once per project per rendered batch. A type this release does
  * not know (the type is an open enum) and an unreadable record are skipped: the ring tolerates holes in offsets.
  *
- * While membership cannot say the names, the partition waits and tries again (the events come late, none is lost
- * or shown without its names); connections stay open and keep their heartbeats meanwhile.
+ * While membership cannot say the names, rendering waits and tries again (the events come late, none is lost or
+ * shown without its names).
  */
-export class ChangeRenderer {
+export class ChangeRenderer implements PayloadRenderer<ChangeSource> {
   constructor(
     private readonly names: NameLookup,
     private readonly logger: Logger,
     private readonly stopped: () => boolean,
   ) {}
 
-  async render(partition: number, records: readonly LogRecord[]): Promise<StreamEvent[]> {
-    const changes: Array<{ record: LogRecord; event: Envelope<ResourceChangedV1> }> = [];
+  /** The partition's records as events of the stream, to be rendered on first need. */
+  read(partition: number, records: readonly LogRecord[]): StreamEvent[] {
+    const events: StreamEvent[] = [];
     for (const record of records) {
-      const event = this.read(record);
-      if (event) changes.push({ record, event });
+      const event = this.check(record);
+      if (!event || !record.value) continue;
+      events.push(
+        unrenderedStreamEvent({
+          partition,
+          offset: record.offset,
+          projectId: event.data.projectId,
+          type: event.data.type,
+          // A copy: the record's bytes are a slice of the whole fetch, which the ring must not keep alive.
+          source: { json: record.value.toString('utf8') },
+          bytes: record.value.length,
+          renderer: this,
+        }),
+      );
     }
+    return events;
+  }
+
+  async render(sources: readonly ChangeSource[]): Promise<string[]> {
+    const changes = sources.map(({ json }) => {
+      const read = readResourceChanged(json);
+      if ('unknownType' in read) throw new Error(`a change of an unknown type was kept: ${read.unknownType}`);
+      return read.event;
+    });
     const byProject = new Map<number, Set<number>>();
-    for (const { event } of changes) {
+    for (const event of changes) {
       const ids = byProject.get(event.data.projectId) ?? new Set<number>();
       for (const id of changeUserIds(event.data)) ids.add(id);
       byProject.set(event.data.projectId, ids);
@@ -58,18 +88,10 @@ export class ChangeRenderer {
       }
     };
     await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, projects.length) }, lookUpNext));
-    return changes.map(({ record, event }) =>
-      streamEvent({
-        partition,
-        offset: record.offset,
-        projectId: event.data.projectId,
-        type: event.data.type,
-        payload: changePayloadJson(renderChange(event, names.get(event.data.projectId)!)),
-      }),
-    );
+    return changes.map((event) => changePayloadJson(renderChange(event, names.get(event.data.projectId)!)));
   }
 
-  private read(record: LogRecord): Envelope<ResourceChangedV1> | undefined {
+  private check(record: LogRecord): Envelope<ResourceChangedV1> | undefined {
     try {
       const read = readResourceChanged(record.value);
       if ('unknownType' in read) {

@@ -5,6 +5,7 @@ import {
   decodePosition,
   encodePosition,
   HistoryGoneError,
+  renderPayloads,
   positionBefore,
   type Closed,
   type Position,
@@ -286,6 +287,7 @@ async function longPoll(
       if (delivery.events.length === 0 && !replayGoesOn) break;
       events.push(...delivery.events);
     }
+    await renderPayloads(events);
     return rendered(
       renderEventBatch(
         call.format,
@@ -374,6 +376,8 @@ async function streamEvents(
       });
       if (left.signal.aborted) return;
       if (delivery.events.length > 0) {
+        await renderPayloads(delivery.events);
+        if (left.signal.aborted) return;
         sent = await send(delivery.events.map(eventBlock).join(''));
       } else if (delivery.closed) {
         return await finish(closingBlock(delivery.closed, lost(), call.requestId));
