@@ -44,18 +44,10 @@ if (kind === 'http') {
   app.get('/', (req, res) => res.type('application/json').send(body));
   server = http.createServer(app);
 } else if (kind === 'express-redis-body' && body && process.env.REDIS_URL) {
-  // One auto-pipelined round trip per request, like the gateway's (epoch, two rate-limit counters, board version).
-  const redis = new Redis(process.env.REDIS_URL, { enableAutoPipelining: true });
+  const checks = gatewayChecks(new Redis(process.env.REDIS_URL, { enableAutoPipelining: true }), 'ceiling');
   const app = express();
-  let n = 0;
   app.get('/', async (req, res) => {
-    const window = `ceiling:${Math.floor(Date.now() / 60_000)}:${n++ % 64}`;
-    await Promise.all([
-      redis.get('ceiling:epoch'),
-      redis.incr(window),
-      redis.incr(`${window}:addr`),
-      redis.get('ceiling:v'),
-    ]);
+    await checks('ceiling:v');
     res.type('application/json').send(body);
   });
   server = http.createServer(app);
@@ -74,6 +66,23 @@ if (kind === 'http') {
   process.exit(2);
 }
 server?.listen(0, '127.0.0.1', () => console.log(server.address().port));
+
+/**
+ * One auto-pipelined Redis round trip of four commands, like the gateway's before each request (authentication's
+ * epoch, two rate-limit counters, the board's version at `versionKey`).
+ */
+function gatewayChecks(redis, prefix) {
+  let n = 0;
+  return (versionKey) => {
+    const window = `${prefix}:${Math.floor(Date.now() / 60_000)}:${n++ % 64}`;
+    return Promise.all([
+      redis.get(`${prefix}:epoch`),
+      redis.incr(window),
+      redis.incr(`${window}:addr`),
+      redis.get(versionKey),
+    ]);
+  };
+}
 
 function skeletonService() {
   const definition = protoLoader.loadSync(new URL('./skeleton.proto', import.meta.url).pathname, {
@@ -168,17 +177,11 @@ async function serveSkeletonStore(url, boards, stories) {
 function skeletonEdge(storeAddress, redis) {
   const Store = skeletonService();
   const store = new Store(storeAddress, grpc.credentials.createInsecure());
+  const checks = gatewayChecks(redis, 'skeleton');
   const app = express();
   app.use(express.json({ limit: '1mb' }));
-  let n = 0;
   app.put('/boards/:board/stories/:story', async (req, res) => {
-    const window = `skeleton:${Math.floor(Date.now() / 60_000)}:${n++ % 64}`;
-    await Promise.all([
-      redis.get('skeleton:epoch'),
-      redis.incr(window),
-      redis.incr(`${window}:addr`),
-      redis.get(`skeleton:v:${req.params.board}`),
-    ]);
+    await checks(`skeleton:v:${req.params.board}`);
     const request = {
       board_id: Number(req.params.board),
       story_id: Number(req.params.story),
