@@ -20,21 +20,23 @@ const LOOKUPS_AT_ONCE = 16;
 /** Longest wait between two tries of a name lookup while membership does not answer. */
 const MAX_RETRY_MS = 5_000;
 
-/** What an event of the stream is rendered from: the change as Kafka holds it (its JSON, read and checked once). */
-interface ChangeSource {
-  json: string;
-}
+/**
+ * What an event of the stream is rendered from: the change as read, when it is to be rendered at once; else as
+ * Kafka holds it (its JSON, read and checked once already), which takes less memory while the ring keeps it.
+ */
+type ChangeSource = { change: Envelope<ResourceChangedV1> } | { json: string };
 
 /**
  * Records of the topic → the stream's events, each with the very payload a webhook gets (packages/representation's
  * renderChange), rendered once per replica. A record is read and checked when it arrives (`read`: its project, type
- * and offset place it in the ring), its payload rendered only when a subscriber first takes it (`render`, through
- * `renderPayloads`): most changes are never taken on a given replica, and rendering costs a names lookup in
- * membership and a serialization. Names are looked up once per project per rendered batch. A type this release does
- * not know (the type is an open enum) and an unreadable record are skipped: the ring tolerates holes in offsets.
+ * and offset place it in the ring); its payload is rendered (`render`, through `renderPayloads`) before it is
+ * published when its project has a subscriber on the replica (the feed does that), else when a subscriber first
+ * takes it: most changes are never taken on a given replica, and rendering costs a names lookup in membership and a
+ * serialization. Names are looked up once per project per rendered batch. A type this release does not know (the
+ * type is an open enum) and an unreadable record are skipped: the ring tolerates holes in offsets.
  *
  * While membership cannot say the names, rendering waits and tries again (the events come late, none is lost or
- * shown without its names).
+ * shown without its names); connections stay open and keep their heartbeats meanwhile.
  */
 export class ChangeRenderer implements PayloadRenderer<ChangeSource> {
   constructor(
@@ -43,20 +45,28 @@ export class ChangeRenderer implements PayloadRenderer<ChangeSource> {
     private readonly stopped: () => boolean,
   ) {}
 
-  /** The partition's records as events of the stream, to be rendered on first need. */
-  read(partition: number, records: readonly LogRecord[]): StreamEvent[] {
+  /**
+   * The partition's records as events of the stream, to be rendered on first need (`renderPayloads`). Those of which
+   * `soon(projectId)` says they will be rendered at once keep the change as read, so it is not read twice.
+   */
+  read(
+    partition: number,
+    records: readonly LogRecord[],
+    soon: (projectId: number) => boolean,
+  ): StreamEvent[] {
     const events: StreamEvent[] = [];
     for (const record of records) {
-      const event = this.check(record);
-      if (!event || !record.value) continue;
+      const change = this.check(record);
+      if (!change || !record.value) continue;
+      const { projectId, type } = change.data;
       events.push(
         unrenderedStreamEvent({
           partition,
           offset: record.offset,
-          projectId: event.data.projectId,
-          type: event.data.type,
-          // A copy: the record's bytes are a slice of the whole fetch, which the ring must not keep alive.
-          source: { json: record.value.toString('utf8') },
+          projectId,
+          type,
+          // Else a copy: the record's bytes are a slice of the whole fetch, which the ring must not keep alive.
+          source: soon(projectId) ? { change } : { json: record.value.toString('utf8') },
           bytes: record.value.length,
           renderer: this,
         }),
@@ -66,8 +76,9 @@ export class ChangeRenderer implements PayloadRenderer<ChangeSource> {
   }
 
   async render(sources: readonly ChangeSource[]): Promise<string[]> {
-    const changes = sources.map(({ json }) => {
-      const read = readResourceChanged(json);
+    const changes = sources.map((source) => {
+      if ('change' in source) return source.change;
+      const read = readResourceChanged(source.json);
       if ('unknownType' in read) throw new Error(`a change of an unknown type was kept: ${read.unknownType}`);
       return read.event;
     });

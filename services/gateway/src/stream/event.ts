@@ -66,6 +66,10 @@ class Change implements StreamEvent {
     this.pending = pending;
   }
 
+  get isRendered(): boolean {
+    return this.rendered !== undefined;
+  }
+
   get payload(): string {
     if (this.rendered === undefined) {
       throw new Error(`the payload at ${this.position} was read before it was rendered (renderPayloads)`);
@@ -125,7 +129,16 @@ export function unrenderedStreamEvent<Source>(input: UnrenderedStreamEventInput<
  * event's `payload` can be read. An event another call is rendering is waited for, not rendered twice; a render
  * that fails leaves its events to be rendered by the next call.
  */
-export async function renderPayloads(events: readonly StreamEvent[]): Promise<void> {
+export function renderPayloads(events: readonly StreamEvent[]): Promise<void> {
+  // The common case, a live subscriber's events the feed rendered before publishing them: nothing to do, nothing
+  // allocated (every route calls this for every delivery).
+  if (events.every((event) => !(event instanceof Change) || event.isRendered)) return RENDERED;
+  return renderSome(events);
+}
+
+const RENDERED = Promise.resolve();
+
+async function renderSome(events: readonly StreamEvent[]): Promise<void> {
   const batches = new Map<PayloadRenderer<unknown>, Array<{ event: Change; source: unknown }>>();
   const elsewhere: Promise<void>[] = [];
   for (const event of events) {
