@@ -13,7 +13,6 @@ import {
 import type { Logger } from '@flowboard/service-kit';
 import {
   HistoryGoneError,
-  renderPayloads,
   StreamHub,
   type HistoryRange,
   type HistoryReader,
@@ -146,19 +145,12 @@ export class ChangeFeed {
       groupId: `${this.idPrefix}-tail`,
       logger,
       startAt: ({ partition, high }) => starts.get(partition) ?? high,
-      // The hub keeps each partition apart, so partitions are read side by side.
+      // The hub keeps each partition apart, so partitions are rendered side by side: one waiting for names does not
+      // hold back the others.
       partitionsAtOnce: ranges.length,
       fetch: this.options.fetch,
       handle: async (partition, records) => {
-        const watched = (projectId: number) => hub.subscribers(projectId) > 0;
-        const events = this.renderer.read(partition, records, watched);
-        // What a subscriber of this replica waits for is rendered here before it is published, the batch's events
-        // together (one names lookup per project of the batch, a few at a time): left to each subscriber's route, a
-        // batch of many projects became as many lookups at once, and every route waited for a render in progress.
-        // The rest is rendered when first taken, if ever. A render fails only when stopping: the routes that take
-        // those events render them.
-        await renderPayloads(events.filter((event) => watched(event.projectId))).catch(() => undefined);
-        for (const event of events) hub.publish(event);
+        for (const event of await this.renderer.render(partition, records)) hub.publish(event);
         if (this.servable !== hub) return; // reading what Kafka held at the start: no live delay to speak of
         const now = Date.now();
         for (const record of records) this.options.onFannedOut?.((now - record.timestamp) / 1000);
@@ -210,8 +202,7 @@ class KafkaHistory implements HistoryReader {
       });
       for await (const record of records) {
         if (record.key !== null && record.key !== String(range.projectId)) continue; // another project's
-        // Read for a subscriber, which renders it as it takes it.
-        for (const event of this.renderer.read(range.partition, [record], () => true)) yield event;
+        for (const event of await this.renderer.render(range.partition, [record])) yield event;
       }
     } catch (err) {
       if (err instanceof OffsetGoneError) throw new HistoryGoneError(err.partition, err.low);

@@ -7,83 +7,42 @@ import {
 import type { LogRecord } from '@flowboard/messaging';
 import { changePayloadJson, changeUserIds, renderChange, type UsersById } from '@flowboard/representation';
 import type { Logger } from '@flowboard/service-kit';
-import { unrenderedStreamEvent, type PayloadRenderer, type StreamEvent } from '../stream';
+import { streamEvent, type StreamEvent } from '../stream';
 
 /** The names a payload shows: the project's and the users' (membership's ResolveNames). */
 export interface NameLookup {
   resolve(projectId: number, userIds: number[]): Promise<{ projectName: string; users: UsersById }>;
 }
 
-/** Name lookups of one rendered batch in flight at once. */
+/** Name lookups of one batch in flight at once. */
 const LOOKUPS_AT_ONCE = 16;
 
 /** Longest wait between two tries of a name lookup while membership does not answer. */
 const MAX_RETRY_MS = 5_000;
 
 /**
- * What an event of the stream is rendered from: the change as read, when it is to be rendered at once; else as
- * Kafka holds it (its JSON, read and checked once already), which takes less memory while the ring keeps it.
- */
-type ChangeSource = { change: Envelope<ResourceChangedV1> } | { json: string };
-
-/**
  * Records of the topic → the stream's events, each with the very payload a webhook gets (packages/representation's
- * renderChange), rendered once per replica. A record is read and checked when it arrives (`read`: its project, type
- * and offset place it in the ring); its payload is rendered (`render`, through `renderPayloads`) before it is
- * published when its project has a subscriber on the replica (the feed does that), else when a subscriber first
- * takes it: most changes are never taken on a given replica, and rendering costs a names lookup in membership and a
- * serialization. Names are looked up once per project per rendered batch. A type this release does not know (the
- * type is an open enum) and an unreadable record are skipped: the ring tolerates holes in offsets.
+ * renderChange), rendered once per replica. Names are looked up once per project per batch. A type this release does
+ * not know (the type is an open enum) and an unreadable record are skipped: the ring tolerates holes in offsets.
  *
- * While membership cannot say the names, rendering waits and tries again (the events come late, none is lost or
- * shown without its names); connections stay open and keep their heartbeats meanwhile.
+ * While membership cannot say the names, the partition waits and tries again (the events come late, none is lost
+ * or shown without its names); connections stay open and keep their heartbeats meanwhile.
  */
-export class ChangeRenderer implements PayloadRenderer<ChangeSource> {
+export class ChangeRenderer {
   constructor(
     private readonly names: NameLookup,
     private readonly logger: Logger,
     private readonly stopped: () => boolean,
   ) {}
 
-  /**
-   * The partition's records as events of the stream, to be rendered on first need (`renderPayloads`). Those of which
-   * `soon(projectId)` says they will be rendered at once keep the change as read, so it is not read twice.
-   */
-  read(
-    partition: number,
-    records: readonly LogRecord[],
-    soon: (projectId: number) => boolean,
-  ): StreamEvent[] {
-    const events: StreamEvent[] = [];
+  async render(partition: number, records: readonly LogRecord[]): Promise<StreamEvent[]> {
+    const changes: Array<{ record: LogRecord; event: Envelope<ResourceChangedV1> }> = [];
     for (const record of records) {
-      const change = this.check(record);
-      if (!change || !record.value) continue;
-      const { projectId, type } = change.data;
-      events.push(
-        unrenderedStreamEvent({
-          partition,
-          offset: record.offset,
-          projectId,
-          type,
-          // Else a copy: the record's bytes are a slice of the whole fetch, which the ring must not keep alive.
-          source: soon(projectId) ? { change } : { json: record.value.toString('utf8') },
-          bytes: record.value.length,
-          renderer: this,
-        }),
-      );
+      const event = this.read(record);
+      if (event) changes.push({ record, event });
     }
-    return events;
-  }
-
-  async render(sources: readonly ChangeSource[]): Promise<string[]> {
-    const changes = sources.map((source) => {
-      if ('change' in source) return source.change;
-      const read = readResourceChanged(source.json);
-      if ('unknownType' in read) throw new Error(`a change of an unknown type was kept: ${read.unknownType}`);
-      return read.event;
-    });
     const byProject = new Map<number, Set<number>>();
-    for (const event of changes) {
+    for (const { event } of changes) {
       const ids = byProject.get(event.data.projectId) ?? new Set<number>();
       for (const id of changeUserIds(event.data)) ids.add(id);
       byProject.set(event.data.projectId, ids);
@@ -99,10 +58,18 @@ export class ChangeRenderer implements PayloadRenderer<ChangeSource> {
       }
     };
     await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, projects.length) }, lookUpNext));
-    return changes.map((event) => changePayloadJson(renderChange(event, names.get(event.data.projectId)!)));
+    return changes.map(({ record, event }) =>
+      streamEvent({
+        partition,
+        offset: record.offset,
+        projectId: event.data.projectId,
+        type: event.data.type,
+        payload: changePayloadJson(renderChange(event, names.get(event.data.projectId)!)),
+      }),
+    );
   }
 
-  private check(record: LogRecord): Envelope<ResourceChangedV1> | undefined {
+  private read(record: LogRecord): Envelope<ResourceChangedV1> | undefined {
     try {
       const read = readResourceChanged(record.value);
       if ('unknownType' in read) {

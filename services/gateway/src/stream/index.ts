@@ -1,14 +1,6 @@
 // The change stream's core (docs: README.md beside this file): pure, behind ports; ../feed/ (Kafka) and the routes
 // (api/resources/event-stream.ts) import from here.
-export {
-  renderPayloads,
-  streamEvent,
-  unrenderedStreamEvent,
-  type PayloadRenderer,
-  type StreamEvent,
-  type StreamEventInput,
-  type UnrenderedStreamEventInput,
-} from './event';
+export { streamEvent, type StreamEvent, type StreamEventInput } from './event';
 export {
   DEFAULT_QUEUE_LIMITS,
   DEFAULT_RING_LIMITS,

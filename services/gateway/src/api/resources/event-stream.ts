@@ -5,7 +5,6 @@ import {
   decodePosition,
   encodePosition,
   HistoryGoneError,
-  renderPayloads,
   positionBefore,
   type Closed,
   type Position,
@@ -287,7 +286,6 @@ async function longPoll(
       if (delivery.events.length === 0 && !replayGoesOn) break;
       events.push(...delivery.events);
     }
-    await renderPayloads(events);
     return rendered(
       renderEventBatch(
         call.format,
@@ -376,8 +374,6 @@ async function streamEvents(
       });
       if (left.signal.aborted) return;
       if (delivery.events.length > 0) {
-        await renderPayloads(delivery.events);
-        if (left.signal.aborted) return;
         sent = await send(delivery.events.map(eventBlock).join(''));
       } else if (delivery.closed) {
         return await finish(closingBlock(delivery.closed, lost(), call.requestId));

@@ -32,8 +32,6 @@ export class FakeMembership {
   /** API key id → the key, for DeleteApiKey. */
   readonly keyIds = new Map<number, string>();
   readonly projects = new Map<number, FakeProject>();
-  /** The project of every ResolveNames call, in order. */
-  readonly namesAskedFor: number[] = [];
   /** Every key use the gateways have sent (RecordApiKeyUse), in order. */
   readonly keyUses: membership.ApiKeyUse__Output[] = [];
   /** The storage limit GetProjectAccount reports for every account without its own. */
@@ -246,13 +244,10 @@ export class FakeMembership {
       SetUserEnabled: h('SetUserEnabled', notFaked),
       SetApiKeyEnabled: h('SetApiKeyEnabled', notFaked),
       // Service to service: the names of a change's payload (webhooks, and the gateway's change stream).
-      ResolveNames: h('ResolveNames', async (req: membership.ResolveNamesRequest__Output) => {
-        this.namesAskedFor.push(req.project_id);
-        return {
-          project_name: this.projects.get(req.project_id)?.project.name ?? '',
-          users: req.user_ids.flatMap((id) => this.users.get(id) ?? []),
-        };
-      }),
+      ResolveNames: h('ResolveNames', async (req: membership.ResolveNamesRequest__Output) => ({
+        project_name: this.projects.get(req.project_id)?.project.name ?? '',
+        users: req.user_ids.flatMap((id) => this.users.get(id) ?? []),
+      })),
       GetProjectAccount: h('GetProjectAccount', async (req: membership.GetProjectAccountRequest__Output) => {
         const fake = this.projects.get(req.project_id);
         if (!fake?.project.owner) throw new DomainError('NotFound', 'Project not found.');
