@@ -128,6 +128,17 @@ report_failure() {
     grep -E '"level":("(warn|error|fatal)"|40|50|60)' "$file" | tail -8 | cut -c1-400 || true
   done
   echo "(every pod's whole log: $POD_LOGS)"
+  # A service logs that PostgreSQL ended its statement; only the server's log says with what: a deadlock's DETAIL
+  # names both processes and their statements (the other side may be another release's pod, or a migration).
+  local pg_log=$LOG_DIR/postgres.log
+  if [ -r "$pg_log" ]; then
+    echo "---- PostgreSQL: errors and their details (the last 60 lines) ----"
+    # An entry starts with its time; an error's DETAIL, STATEMENT, CONTEXT and HINT follow as entries of their own,
+    # and a statement's further lines start with a tab.
+    awk '/^[0-9][0-9][0-9][0-9]-/ { keep = / (ERROR|FATAL|PANIC): / || (keep && / (DETAIL|STATEMENT|CONTEXT|HINT): /) }
+         keep' "$pg_log" | tail -60 | cut -c1-300 || true
+    echo "(PostgreSQL's whole log: $pg_log)"
+  fi
 }
 
 # ---- images of the previous release ------------------------------------------------------------------------------
