@@ -7,7 +7,8 @@ import {
   type Logger,
   type MetricsRegistry,
 } from '@flowboard/service-kit';
-import { ensureTopics, fetchSettings, type FetchWait, type TopicSettings } from './kafka';
+import { FetchGathering, type FetchWait } from './fetch-gathering';
+import { ensureTopics, type TopicSettings } from './kafka';
 
 export interface IncomingMessage {
   topic: string;
@@ -67,7 +68,7 @@ export interface EventConsumerOptions {
   metrics?: MetricsRegistry;
   /** How its topics and dead-letter topic are made at start (ensureTopics); default: created, 3 partitions. */
   topicSettings?: TopicSettings;
-  /** How its fetches wait (FetchWait, kafka.ts); default: each returns as soon as a message is there. */
+  /** How it gathers a trickle of messages (FetchWait, fetch-gathering.ts); default: it fetches again at once. */
   fetch?: FetchWait;
 }
 
@@ -131,6 +132,7 @@ interface Backoff {
 export class EventConsumer {
   readonly deadLetterTopic: string;
   private readonly consumer: Consumer;
+  private readonly gathering: FetchGathering;
   private readonly dlq: Producer;
   /** stop() was called: a crash handled from now on restarts nothing. */
   private stopped = false;
@@ -188,9 +190,10 @@ export class EventConsumer {
         restartOnFailure: async () => !this.stopped,
       },
       // A paused partition is fetched again only after the fetch in flight returns: keep that long poll short
-      // (default 5 s), so a retry runs close to its back-off. A FetchWait's is shorter still.
-      ...fetchSettings(options.fetch, 1_000),
+      // (default 5 s), so a retry runs close to its back-off.
+      maxWaitTimeInMs: 1_000,
     });
+    this.gathering = new FetchGathering(this.consumer, options.fetch);
     this.dlq = options.kafka.producer({
       createPartitioner: Partitioners.DefaultPartitioner,
       allowAutoTopicCreation: false, // the dead-letter topic is ensured at start, like the others
@@ -287,6 +290,7 @@ export class EventConsumer {
           this.recovered(id);
           await heartbeat();
         }
+        await this.gathering.afterBatch(batch);
       },
     });
   }

@@ -3,6 +3,7 @@
  * (e.g. @confluentinc/kafka-javascript, which mimics this API) touches one folder.
  */
 export * from './kafka';
+export * from './fetch-gathering';
 export * from './publisher';
 export * from './event-consumer';
 export * from './topic-ensuring-publisher';

@@ -1,14 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import { ConfigError, createLogger } from '@flowboard/service-kit';
-import {
-  ensureTopics,
-  fetchSettings,
-  GATHER_BYTES,
-  kafkaSecurity,
-  MissingTopicsError,
-  planTopics,
-  topicSettings,
-} from './kafka';
+import { ensureTopics, kafkaSecurity, MissingTopicsError, planTopics, topicSettings } from './kafka';
 
 describe('planTopics', () => {
   const existing = new Map([
@@ -146,16 +138,5 @@ describe('ensureTopics (a stand-in admin client)', () => {
       { topic: 'a', partitions: 3, configured: 12 },
       expect.stringContaining('fewer partitions than KAFKA_TOPIC_PARTITIONS'),
     );
-  });
-});
-
-describe('fetchSettings', () => {
-  it('returns on the first byte with the long poll given, without a wait (or with 0)', () => {
-    expect(fetchSettings(undefined, 1_000)).toEqual({ minBytes: 1, maxWaitTimeInMs: 1_000 });
-    expect(fetchSettings({ maxWaitMs: 0 }, 500)).toEqual({ minBytes: 1, maxWaitTimeInMs: 500 });
-  });
-
-  it('gathers up to GATHER_BYTES for at most the wait, with one', () => {
-    expect(fetchSettings({ maxWaitMs: 25 }, 1_000)).toEqual({ minBytes: GATHER_BYTES, maxWaitTimeInMs: 25 });
   });
 });

@@ -225,23 +225,3 @@ export async function ensureTopicRetention(
     await admin.disconnect();
   }
 }
-
-/**
- * How a consumer's fetches wait for messages. By default a fetch returns as soon as one message is there, so a
- * steady trickle of messages costs a fetch each, in the broker and in the consumer. With `maxWaitMs` set, a fetch
- * waits up to that long for `GATHER_BYTES` to gather first: each message may come that much later, and a trickle
- * arrives in batches. An idle consumer then asks the broker 1000/maxWaitMs times a second, where it asked about once.
- */
-export interface FetchWait {
-  /** 0 (the default): a fetch returns as soon as a message is there. */
-  maxWaitMs: number;
-}
-
-/** What a waiting fetch gathers before it returns (about 40 change events). */
-export const GATHER_BYTES = 64 * 1024;
-
-/** kafkajs consumer settings for `wait`, or for the consumer's own long poll of `idleWaitMs` without one. */
-export const fetchSettings = (wait: FetchWait | undefined, idleWaitMs: number) =>
-  wait && wait.maxWaitMs > 0
-    ? { minBytes: GATHER_BYTES, maxWaitTimeInMs: wait.maxWaitMs }
-    : { minBytes: 1, maxWaitTimeInMs: idleWaitMs };

@@ -1,6 +1,6 @@
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from '@flowboard/service-kit';
-import { fetchSettings, type FetchWait } from './kafka';
+import { FetchGathering, type FetchWait } from './fetch-gathering';
 
 /** One message as a reader gets it: its place in the partition, key, value and the time Kafka stamped. */
 export interface LogRecord {
@@ -41,7 +41,7 @@ export interface TopicTailOptions {
   partitionsAtOnce?: number;
   /** Called once, when every partition has been read up to where it ended when the tail started (`caughtUp()`). */
   onCaughtUp?(): void;
-  /** How its fetches wait (FetchWait, kafka.ts); default: each returns as soon as a message is there. */
+  /** How it gathers a trickle of messages (FetchWait, fetch-gathering.ts); default: it fetches again at once. */
   fetch?: FetchWait;
 }
 
@@ -115,13 +115,13 @@ export class TopicTail {
     const consumer = this.options.kafka.consumer({
       groupId: this.options.groupId,
       allowAutoTopicCreation: false,
-      // Without `fetch`, a fetch returns as soon as one message is there; with none it waits 500 ms before asking
-      // again.
-      ...fetchSettings(this.options.fetch, 500),
+      // A fetch returns as soon as one message is there; with none, after 500 ms, and the tail asks again.
+      maxWaitTimeInMs: 500,
       // Never restarted once stopped (as EventConsumer: a crash handled during stop() would otherwise restart it).
       retry: { retries: 10, maxRetryTime: 5_000, restartOnFailure: async () => !this.stopped },
     });
     this.consumer = consumer;
+    const gathering = new FetchGathering(consumer, this.options.fetch);
     consumer.on(consumer.events.GROUP_JOIN, () => this.seekAll(consumer));
     // kafkajs restarts itself only after errors it deems retriable ("Failed to find group coordinator" right after
     // a broker restart is not one): then a new consumer goes on from where this one was.
@@ -149,6 +149,7 @@ export class TopicTail {
         this.next.set(partition, records[records.length - 1]!.offset + 1);
         this.restarts = 0;
         this.tellCaughtUp();
+        await gathering.afterBatch(batch);
       },
     });
     this.seekAll(consumer);

@@ -111,8 +111,9 @@ export const configSchema = z.object({
   /** Resumes older than the ring read Kafka's history: at most this many such reads at once per replica. */
   STREAM_HISTORY_READS: positiveInt(4),
   /**
-   * How long the feed's Kafka fetches wait to gather changes (FetchWait in @flowboard/messaging): each change reaches
-   * subscribers up to this much later, and a trickle of writes costs a fetch per batch, not per change (with the
+   * How long after its last fetch began the feed fetches again, gathering changes (FetchWait in @flowboard/messaging):
+   * each change reaches subscribers up to this much later, and a trickle of writes costs a fetch per batch, not per
+   * change; an idle feed still makes one fetch per long poll (with the
    * webhooks' wait, a move at one connection costs the stack 7.1–8.9 CPU ms, not 9.7–10.6: docs/benchmarks.md).
    * 0: every change is fetched on its own, as soon as it is there.
    */

@@ -26,9 +26,9 @@ export const configSchema = z
     /** Its own group: webhook traffic never holds back another consumer. Dead letters go to `<group>-dlq`. */
     KAFKA_GROUP_ID: z.string().min(1).default('webhooks'),
     /**
-     * How long its Kafka fetches wait to gather events (FetchWait in @flowboard/messaging): deliveries start up to
-     * this much later, and a trickle of writes costs a fetch and a look-ahead query per batch, not per event. 0:
-     * every event is fetched on its own, as soon as it is there.
+     * How long after its last fetch began it fetches again, gathering events (FetchWait in @flowboard/messaging):
+     * deliveries start up to this much later, and a trickle of writes costs a fetch and a look-ahead query per batch,
+     * not per event. 0: every event is fetched on its own, as soon as it is there.
      */
     KAFKA_FETCH_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(50),
     /** The topics it creates when missing, or not at all (docs/operations.md, "Kafka topics"). */

@@ -7,3 +7,12 @@ if (!brokers) throw new Error('Missing KAFKA_BROKERS. Run the tests through `npm
 export const logger = createLogger('messaging-test', 'silent');
 export const kafka = createKafka({ brokers: brokers.split(','), clientId: 'messaging-test', logger });
 export const suffix = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
+/** Resolves once `condition` holds; throws after `timeoutMs`, naming `what` was awaited. */
+export async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

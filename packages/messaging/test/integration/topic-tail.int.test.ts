@@ -8,18 +8,10 @@ import {
   TopicTail,
   type LogRecord,
 } from '../../src';
-import { kafka, logger, suffix } from './support';
+import { kafka, logger, suffix, until } from './support';
 
 // Against a real broker: a process's own reader of every partition from chosen offsets (the gateway's change
 // stream), and lazy reads of one partition's history.
-
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function topicWith(perPartition: number[]): Promise<string> {
   const topic = `messaging-test-${suffix()}`;
