@@ -23,19 +23,17 @@ export interface FetchWait {
  */
 export class FetchGathering {
   private fetchStartedAt = 0;
+  private readonly waitMs: number;
 
   constructor(
     consumer: Pick<Consumer, 'on' | 'events'>,
-    private readonly wait: FetchWait | undefined,
+    wait: FetchWait | undefined,
     private readonly now: () => number = Date.now,
   ) {
+    this.waitMs = wait?.maxWaitMs ?? 0;
     // With several brokers this is the latest of their fetchers' starts: a wait is then at most maxWaitMs anyway.
     if (this.waitMs > 0)
       consumer.on(consumer.events.FETCH_START, () => void (this.fetchStartedAt = this.now()));
-  }
-
-  private get waitMs(): number {
-    return this.wait?.maxWaitMs ?? 0;
   }
 
   /** How long to wait after `batch` before the next fetch: none while the partition has more to read. */

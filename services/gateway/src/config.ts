@@ -113,9 +113,8 @@ export const configSchema = z.object({
   /**
    * How long after its last fetch began the feed fetches again, gathering changes (FetchWait in @flowboard/messaging):
    * each change reaches subscribers up to this much later, and a trickle of writes costs a fetch per batch, not per
-   * change; an idle feed still makes one fetch per long poll (with the
-   * webhooks' wait, a move at one connection costs the stack 7.1–8.9 CPU ms, not 9.7–10.6: docs/benchmarks.md).
-   * 0: every change is fetched on its own, as soon as it is there.
+   * change (with the webhooks' wait, a move at one connection costs the stack 7.1–8.9 CPU ms, not 9.7–10.6:
+   * docs/benchmarks.md). An idle feed makes one fetch per long poll. 0: every change is fetched on its own, at once.
    */
   STREAM_FETCH_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(25),
   /**
